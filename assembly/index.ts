@@ -1,0 +1,11 @@
+// The only export surface of the WebAssembly module: the arena plus one `export *` line per kernel file.
+export { arenaAlloc, arenaReset, arenaUsed } from "./memory";
+export * from "./kernels/loudness";
+export * from "./kernels/true-peak";
+export * from "./kernels/activity";
+export * from "./kernels/syllables";
+export * from "./kernels/yin";
+export * from "./kernels/signal";
+export * from "./kernels/frames";
+export * from "./kernels/pitch";
+export * from "./kernels/fingerprint";

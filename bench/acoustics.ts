@@ -1,0 +1,116 @@
+// Benchmark of the standards set: loudness + LRA + true peak vs `ffmpeg -af ebur128=peak=true`, and the whole set's real-time factor (issue 3).
+//
+// One run, one 1-hour 16 kHz mono speech WAV (espeak-ng calls tiled with pauses, or synthetic voiced
+// bursts without espeak-ng), decoding included on both sides: ffmpeg decodes the file itself; we
+// read it and convert int16 to planar float in JS. Timings are medians of REPEATS runs, one thread.
+import { spawnSync } from "node:child_process";
+import { existsSync, openSync, readFileSync, writeSync, closeSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { analyzeAcoustics, analyzeLoudness } from "../src/analysis/acoustics.js";
+import { callWav, DEFAULT_CALL } from "../test/acoustics/calls.js";
+import { ESPEAK, FFMPEG, SOX, scratchDir } from "../test/acoustics/tools.js";
+import { readWav } from "../test/acoustics/wav.js";
+
+const SAMPLE_RATE = 16000;
+const DURATION_S = 3600;
+const REPEATS = 3;
+
+/** The speech material to tile: a generated call, or synthetic voiced bursts with pauses. */
+function baseSpeech(): { samples: Float32Array; source: string } {
+  if (ESPEAK && SOX) return { samples: readWav(callWav({ ...DEFAULT_CALL, repeats: 2 }, SAMPLE_RATE)).channels[0], source: "espeak-ng call" };
+  const samples = new Float32Array(SAMPLE_RATE * 30);
+  for (let i = 0; i < samples.length; i++) {
+    const t = i / SAMPLE_RATE;
+    if (t % 2.5 > 1.8) continue;
+    const f0 = 110 + 20 * Math.sin(2 * Math.PI * 0.7 * t);
+    const envelope = 0.5 + 0.5 * Math.sin(2 * Math.PI * 4 * t);
+    for (let h = 1; h <= 12; h++) samples[i] += (envelope * 0.15 / h) * Math.sin(2 * Math.PI * f0 * h * t);
+  }
+  return { samples, source: "synthetic voiced bursts" };
+}
+
+/** Write the 1-hour 16-bit mono WAV (cached) and return its path. */
+function hourWav(): { path: string; source: string } {
+  const { samples, source } = baseSpeech();
+  const path = join(scratchDir(), `bench-hour-${SAMPLE_RATE}-${source.replace(/\W+/g, "-")}.wav`);
+  const total = SAMPLE_RATE * DURATION_S;
+  if (existsSync(path) && statSync(path).size === 44 + 2 * total) return { path, source };
+  const fd = openSync(path, "w");
+  const header = Buffer.alloc(44);
+  header.write("RIFF", 0); header.writeUInt32LE(36 + 2 * total, 4); header.write("WAVEfmt ", 8);
+  header.writeUInt32LE(16, 16); header.writeUInt16LE(1, 20); header.writeUInt16LE(1, 22);
+  header.writeUInt32LE(SAMPLE_RATE, 24); header.writeUInt32LE(SAMPLE_RATE * 2, 28);
+  header.writeUInt16LE(2, 32); header.writeUInt16LE(16, 34); header.write("data", 36); header.writeUInt32LE(2 * total, 40);
+  writeSync(fd, header);
+  const pcm = new Int16Array(samples.length);
+  for (let written = 0, tile = 0; written < total; tile++) {
+    // Each tile gets its own gain so the programme is not one level repeated.
+    const gain = 0.6 + 0.4 * Math.abs(Math.sin(tile * 1.7));
+    const n = Math.min(samples.length, total - written);
+    for (let i = 0; i < n; i++) pcm[i] = Math.max(-32768, Math.min(32767, Math.round(samples[i] * gain * 32768)));
+    writeSync(fd, pcm.subarray(0, n));
+    written += n;
+  }
+  closeSync(fd);
+  return { path, source };
+}
+
+/** Read a canonical 44-byte-header 16-bit mono WAV into planar float. */
+function decodeInt16Mono(path: string): Float32Array {
+  const bytes = readFileSync(path);
+  const pcm = new Int16Array(bytes.buffer, bytes.byteOffset + 44, (bytes.length - 44) >> 1);
+  const out = new Float32Array(pcm.length);
+  for (let i = 0; i < pcm.length; i++) out[i] = pcm[i] / 32768;
+  return out;
+}
+
+function median(values: number[]): number {
+  const s = values.slice().sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)];
+}
+
+function time(run: () => void): number {
+  const t = performance.now();
+  run();
+  return (performance.now() - t) / 1000;
+}
+
+export interface AcousticsBenchResult {
+  file: { path: string; durationS: number; sampleRate: number; source: string };
+  ffmpegEbur128S: number | null;
+  oursLoudnessS: number;
+  loudnessSpeedupVsFfmpeg: number | null;
+  oursStandardsSetS: number;
+  standardsSetRealtimeFactor: number;
+  loudness: ReturnType<typeof analyzeLoudness>;
+  ffmpegNote?: string;
+}
+
+/** Run the benchmark (≈ 1 min with ffmpeg) and return its figures. */
+export async function benchAcoustics(): Promise<AcousticsBenchResult> {
+  const { path, source } = hourWav();
+  let loudness = analyzeLoudness([decodeInt16Mono(path)], SAMPLE_RATE);
+  const ours: number[] = [], ffmpeg: number[] = [], whole: number[] = [];
+  for (let r = 0; r < REPEATS; r++) {
+    if (FFMPEG) ffmpeg.push(time(() => spawnSync(FFMPEG!, ["-nostats", "-hide_banner", "-i", path, "-af", "ebur128=peak=true", "-f", "null", "-"], { stdio: "ignore" })));
+    ours.push(time(() => { loudness = analyzeLoudness([decodeInt16Mono(path)], SAMPLE_RATE); }));
+    whole.push(time(() => { analyzeAcoustics([decodeInt16Mono(path)], SAMPLE_RATE); }));
+  }
+  const ffmpegS = FFMPEG ? median(ffmpeg) : null;
+  const oursS = median(ours), wholeS = median(whole);
+  return {
+    file: { path, durationS: DURATION_S, sampleRate: SAMPLE_RATE, source },
+    ffmpegEbur128S: ffmpegS,
+    oursLoudnessS: oursS,
+    loudnessSpeedupVsFfmpeg: ffmpegS === null ? null : ffmpegS / oursS,
+    oursStandardsSetS: wholeS,
+    standardsSetRealtimeFactor: DURATION_S / wholeS,
+    loudness,
+    ...(FFMPEG ? {} : { ffmpegNote: "ffmpeg not found (PATH or $FFMPEG_PATH): no ffmpeg comparison" }),
+  };
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  benchAcoustics().then((r) => console.log(JSON.stringify(r, null, 2)));
+}

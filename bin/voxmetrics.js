@@ -1,0 +1,12 @@
+#!/usr/bin/env node
+// The voxmetrics command: runs the compiled CLI in dist/ (built by `npm install` / `npm run build`).
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+
+const entry = new URL("../dist/cli/main.js", import.meta.url);
+if (!existsSync(fileURLToPath(entry))) {
+  process.stderr.write("voxmetrics: not built yet; run `npm run build` (npm install does it) in the package folder.\n");
+  process.exit(1);
+}
+const { main } = await import(entry.href);
+process.exitCode = await main(process.argv);

@@ -1,0 +1,149 @@
+// Decodes one clip's bytes: deepeval's exact acceptance under --compat deepeval, everything decodable otherwise.
+import wavefile from "wavefile";
+import type { CompatMode } from "../model/codec.js";
+import { bytesToInt16, NonFiniteSampleError, type SampleEncoding } from "./convert.js";
+import { DECODE_MESSAGES, DecodeError } from "./errors.js";
+import { ffmpegToWav, findFfmpeg } from "./ffmpeg.js";
+import type { DecodedAudio } from "./types.js";
+import { CompatWavError, readCompatWav } from "./wav-compat.js";
+
+export interface DecodeOptions {
+  compat?: CompatMode;
+  /** Name used in messages (file path or `turns[3].audio`). */
+  name?: string;
+}
+
+const STREAMING_SIZES = new Set([0, 0xffffffff]);
+
+/** Decode a clip; throws DecodeError carrying deepeval's message and an exact detail. */
+export function decodeAudio(bytes: Uint8Array, options: DecodeOptions = {}): DecodedAudio {
+  return options.compat === "deepeval" ? decodeCompat(bytes, options) : decodeWide(bytes, options);
+}
+
+function fail(metric: DecodeError["metricMessage"], detail: string, options: DecodeOptions, code: DecodeError["code"] = "DECODE_ERROR"): never {
+  throw new DecodeError(metric, detail, { file: options.name }, code);
+}
+
+/** `--compat deepeval`: 16-bit PCM, format tag 1, Python `wave` semantics (voice-metrics.md §2.2–2.4). */
+function decodeCompat(bytes: Uint8Array, options: DecodeOptions): DecodedAudio {
+  let wav;
+  try {
+    wav = readCompatWav(bytes);
+  } catch (e) {
+    const why = e instanceof CompatWavError ? e.message : String(e);
+    fail(DECODE_MESSAGES.notDecodable, `not a 16-bit PCM WAV deepeval can read (${why})`, options);
+  }
+  if (wav.sampleWidth !== 2) {
+    fail(DECODE_MESSAGES.notDecodable, `Expected 16-bit PCM WAV (sample width 2), got ${wav.sampleWidth}.`, options);
+  }
+  if (wav.data.length % 2 !== 0) {
+    fail(DECODE_MESSAGES.oddBytes, `truncated data chunk leaves ${wav.data.length} bytes (${DECODE_MESSAGES.oddBytes})`, options);
+  }
+  const { samples } = bytesToInt16(wav.data, "pcm16", wav.data.length / 2, wav.channels);
+  const frames = Math.floor(samples.length / wav.channels);
+  if (wav.sampleRate === 0 || frames === 0) {
+    fail(DECODE_MESSAGES.noSamples, wav.sampleRate === 0 ? "sample rate is 0" : "the data chunk holds no samples", options);
+  }
+  return { sampleRate: wav.sampleRate, channels: wav.channels, frames, samples, format: "wav/pcm16", warnings: [] };
+}
+
+interface WavHeader {
+  audioFormat: number;
+  numChannels: number;
+  sampleRate: number;
+  bitsPerSample: number;
+  subformat?: number[];
+}
+
+const GUID_PCM = 1;
+const GUID_FLOAT = 3;
+
+function isRiff(bytes: Uint8Array): boolean {
+  return bytes.length >= 12 && String.fromCharCode(...bytes.subarray(0, 4)) === "RIFF" && String.fromCharCode(...bytes.subarray(8, 12)) === "WAVE";
+}
+
+/** Default mode: any PCM/float WAV through wavefile, anything else through ffmpeg. */
+function decodeWide(bytes: Uint8Array, options: DecodeOptions): DecodedAudio {
+  if (bytes.length === 0) fail(DECODE_MESSAGES.noSamples, "the file is empty (0 bytes)", options);
+  if (!isRiff(bytes)) return decodeWithFfmpeg(bytes, options, "not a RIFF/WAVE file");
+
+  const wav = new wavefile.WaveFile();
+  try {
+    wav.fromBuffer(bytes, true);
+  } catch (e) {
+    fail(DECODE_MESSAGES.notDecodable, `unreadable WAV: ${(e as Error).message}`, options);
+  }
+  const fmt = wav.fmt as WavHeader;
+  const tag = fmt.audioFormat === 0xfffe && fmt.subformat ? fmt.subformat[0] : fmt.audioFormat;
+  const encoding = sampleEncoding(tag, fmt.bitsPerSample);
+  if (!encoding) return decodeWithFfmpeg(bytes, options, `WAV format tag ${fmt.audioFormat} with ${fmt.bitsPerSample}-bit samples`);
+  if (fmt.numChannels < 1) fail(DECODE_MESSAGES.notDecodable, "the fmt chunk declares 0 channels", options);
+  if (fmt.sampleRate < 1) fail(DECODE_MESSAGES.noSamples, "the fmt chunk declares a sample rate of 0", options);
+
+  const data = wav.data as { chunkSize: number; samples: Uint8Array };
+  // wavefile's range includes the pad byte of an odd-sized chunk; the declared size bounds the samples.
+  const present = STREAMING_SIZES.has(data.chunkSize) ? data.samples.length : Math.min(data.samples.length, data.chunkSize);
+  if (!STREAMING_SIZES.has(data.chunkSize) && present < data.chunkSize) {
+    fail(DECODE_MESSAGES.notDecodable, `truncated WAV: the data chunk declares ${data.chunkSize} bytes but only ${present} are present`, options);
+  }
+  const warnings: string[] = [];
+  const width = Math.ceil(fmt.bitsPerSample / 8);
+  const frameBytes = width * fmt.numChannels;
+  const frames = Math.floor(present / frameBytes);
+  if (present % frameBytes !== 0) warnings.push(`ignored ${present % frameBytes} trailing byte(s) of a partial frame`);
+  if (frames === 0) fail(DECODE_MESSAGES.noSamples, "the data chunk holds no samples (zero-length audio)", options);
+  const count = frames * fmt.numChannels;
+  let converted;
+  try {
+    converted = bytesToInt16(data.samples, encoding, count, fmt.numChannels);
+  } catch (e) {
+    if (e instanceof NonFiniteSampleError) {
+      fail(DECODE_MESSAGES.notDecodable, `float WAV holds a non-finite value: ${e.message} at ${(Math.floor(e.index / fmt.numChannels) / fmt.sampleRate).toFixed(4)} s`, options);
+    }
+    throw e;
+  }
+  return {
+    sampleRate: fmt.sampleRate,
+    channels: fmt.numChannels,
+    frames,
+    samples: converted.samples,
+    floatChannels: converted.floatChannels,
+    format: `wav/${encoding}`,
+    warnings,
+  };
+}
+
+function sampleEncoding(tag: number, bits: number): SampleEncoding | null {
+  if (tag === GUID_PCM) {
+    if (bits === 8) return "pcm8";
+    if (bits === 16) return "pcm16";
+    if (bits === 24) return "pcm24";
+    if (bits === 32) return "pcm32";
+  }
+  if (tag === GUID_FLOAT) {
+    if (bits === 32) return "float32";
+    if (bits === 64) return "float64";
+  }
+  return null;
+}
+
+function decodeWithFfmpeg(bytes: Uint8Array, options: DecodeOptions, what: string): DecodedAudio {
+  const ffmpeg = findFfmpeg();
+  if (!ffmpeg) {
+    fail(DECODE_MESSAGES.notDecodable, `${what}; decoding it needs ffmpeg, which was not found (set $FFMPEG_PATH or install ffmpeg)`, options, "FFMPEG_MISSING");
+  }
+  const run = ffmpegToWav(ffmpeg, bytes);
+  if (!run.ok) fail(DECODE_MESSAGES.notDecodable, `${what}; ${run.message}`, options);
+  const decoded = decodeWide(run.wav, options);
+  return { ...decoded, format: `ffmpeg/${guessContainer(bytes)}` };
+}
+
+function guessContainer(bytes: Uint8Array): string {
+  const head = String.fromCharCode(...bytes.subarray(0, 4));
+  if (head === "OggS") return "ogg";
+  if (head === "fLaC") return "flac";
+  if (head.startsWith("ID3") || (bytes[0] === 0xff && (bytes[1] & 0xe0) === 0xe0)) return "mp3";
+  if (head === "RIFF") return "wav";
+  if (String.fromCharCode(...bytes.subarray(4, 8)) === "ftyp") return "mp4";
+  return "audio";
+}

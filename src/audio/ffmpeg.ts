@@ -1,0 +1,64 @@
+// Finds ffmpeg ($FFMPEG_PATH, else PATH) and decodes any container it reads to 16-bit PCM WAV.
+import { spawnSync } from "node:child_process";
+import { accessSync, constants, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { delimiter, join } from "node:path";
+
+let cached: string | null | undefined;
+
+/** Absolute path of the ffmpeg binary, or null when none is installed. */
+export function findFfmpeg(): string | null {
+  if (cached !== undefined) return cached;
+  const fromEnv = process.env.FFMPEG_PATH;
+  if (fromEnv) {
+    cached = isExecutable(fromEnv) ? fromEnv : null;
+    return cached;
+  }
+  for (const dir of (process.env.PATH ?? "").split(delimiter)) {
+    if (!dir) continue;
+    const candidate = join(dir, "ffmpeg");
+    if (isExecutable(candidate)) return (cached = candidate);
+  }
+  return (cached = null);
+}
+
+function isExecutable(p: string): boolean {
+  try {
+    accessSync(p, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Forget the cached lookup (tests change $FFMPEG_PATH). */
+export function resetFfmpegLookup(): void {
+  cached = undefined;
+}
+
+/**
+ * Decode `bytes` with ffmpeg into a 16-bit PCM WAV at the native rate and channel count. The input
+ * goes through a temporary file because some containers (MP4/M4A) need a seekable input.
+ */
+export function ffmpegToWav(ffmpeg: string, bytes: Uint8Array): { ok: true; wav: Uint8Array } | { ok: false; message: string } {
+  const dir = mkdtempSync(join(tmpdir(), "voxmetrics-"));
+  const input = join(dir, "input");
+  let run;
+  try {
+    writeFileSync(input, bytes);
+    run = spawnSync(
+      ffmpeg,
+      ["-hide_banner", "-loglevel", "error", "-nostdin", "-i", input, "-map", "0:a:0", "-f", "wav", "-acodec", "pcm_s16le", "pipe:1"],
+      { maxBuffer: 4 * 1024 * 1024 * 1024, stdio: ["ignore", "pipe", "pipe"] },
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  if (run.error) return { ok: false, message: `ffmpeg could not run: ${run.error.message}` };
+  if (run.status !== 0 || run.stdout.length <= 44) {
+    const why = run.stderr.toString("utf8").trim().split("\n").slice(-2).join(" ").trim();
+    return { ok: false, message: `ffmpeg could not decode it${why ? `: ${why}` : ""}` };
+  }
+  const out = run.stdout;
+  return { ok: true, wav: new Uint8Array(out.buffer, out.byteOffset, out.byteLength) };
+}

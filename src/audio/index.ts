@@ -1,0 +1,8 @@
+// Audio decoding: WAV (wavefile / deepeval-exact reader), other containers through ffmpeg, conversions and writers.
+export * from "./convert.js";
+export * from "./decode.js";
+export * from "./duration.js";
+export * from "./errors.js";
+export * from "./ffmpeg.js";
+export * from "./types.js";
+export * from "./wav-writer.js";

@@ -1,0 +1,26 @@
+// Writes canonical 44-byte-header 16-bit PCM WAV files (fixtures, per-turn clips cut from recordings).
+
+/** Encode interleaved int16 samples as a RIFF/WAVE file. */
+export function writeWavPcm16(samples: Int16Array, sampleRate: number, channels = 1): Uint8Array {
+  const dataBytes = samples.length * 2;
+  const out = new Uint8Array(44 + dataBytes);
+  const v = new DataView(out.buffer);
+  const ascii = (o: number, s: string) => {
+    for (let i = 0; i < s.length; i++) out[o + i] = s.charCodeAt(i);
+  };
+  ascii(0, "RIFF");
+  v.setUint32(4, 36 + dataBytes, true);
+  ascii(8, "WAVE");
+  ascii(12, "fmt ");
+  v.setUint32(16, 16, true);
+  v.setUint16(20, 1, true);
+  v.setUint16(22, channels, true);
+  v.setUint32(24, sampleRate, true);
+  v.setUint32(28, sampleRate * channels * 2, true);
+  v.setUint16(32, channels * 2, true);
+  v.setUint16(34, 16, true);
+  ascii(36, "data");
+  v.setUint32(40, dataBytes, true);
+  new Int16Array(out.buffer, 44, samples.length).set(samples);
+  return out;
+}

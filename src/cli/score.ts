@@ -1,0 +1,163 @@
+// `voxmetrics score <inputs...>`: scores archives through the worker pool into JSONL, summary and CSV, with progress and resume.
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import { Command, InvalidArgumentError, Option } from "commander";
+import { INPUT_FORMATS, type AgentChannel, type InputFormat } from "../ingest/index.js";
+import type { CompatMode } from "../index.js";
+import { defaultWorkerCount } from "../pool/index.js";
+import { formatSummaryTable, scoreArchive, type RunSummary } from "../report/index.js";
+
+interface ScoreFlags {
+  out?: string;
+  metrics?: string;
+  threshold: number;
+  strict?: boolean;
+  compat: CompatMode;
+  workers: number;
+  summary?: string;
+  csv?: string;
+  resume?: boolean;
+  failUnder?: number;
+  inputFormat?: InputFormat;
+  agentChannel: AgentChannel;
+  inferStartTimes: boolean;
+  acoustics?: boolean;
+  progress?: boolean;
+  printSummary?: boolean;
+}
+
+/** Exit code of an interrupted run (128 + SIGINT), as shells report it. */
+const EXIT_INTERRUPTED = 130;
+const EXIT_GATE_FAILED = 2;
+/** Progress redraw interval on a terminal, and line interval when forced into a pipe (ms). */
+const TTY_REDRAW_MS = 200;
+const PIPE_LINE_MS = 2000;
+
+function parseNumber(min: number, integer: boolean) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!Number.isFinite(n) || n < min || (integer && !Number.isInteger(n))) {
+      throw new InvalidArgumentError(`expected ${integer ? "an integer" : "a number"} ≥ ${min}, got "${value}"`);
+    }
+    return n;
+  };
+}
+
+export function registerScoreCommand(program: Command): void {
+  program
+    .command("score")
+    .description("score calls: deepeval test cases (JSON/JSONL), deepeval simulation folders, Voice Live datasets and outputs, dual-channel recordings, folders of them")
+    .argument("<inputs...>", "files or folders (folders are recursed, each file dispatched by kind)")
+    .option("-o, --out <file.jsonl>", "results, one JSON line per call (default: stdout)")
+    .option("--metrics <list>", "comma list of metric names or ids (default: all seven)")
+    .option("--threshold <n>", "threshold for every metric", parseNumber(0, false), 0.5)
+    .option("--strict", "strict mode for every metric")
+    .addOption(new Option("--compat <mode>", "audio acceptance: 'deepeval' accepts exactly what deepeval accepts").choices(["voxmetrics", "deepeval"]).default("voxmetrics"))
+    .option("--workers <n>", "worker threads (0 = score in the main thread)", parseNumber(0, true), defaultWorkerCount())
+    .option("--summary <file.json>", "aggregate per metric (mean, p50, p95, pass rate, skipped, errors), written atomically")
+    .option("--csv <file.csv>", "one row per call and metric")
+    .option("--resume", "skip calls whose id is already in --out; append the rest")
+    .option("--fail-under <n>", "exit 2 if any metric's mean score is below n", parseNumber(0, false))
+    .addOption(new Option("--input-format <format>", "read every input as this format instead of detecting it").choices([...INPUT_FORMATS]))
+    .addOption(new Option("--agent-channel <side>", "agent side of dual-channel recordings (the caller is on the other)").choices(["left", "right"]).default("right"))
+    .option("--no-infer-start-times", "do not recover deepeval simulation start times from deepeval-conversation.wav")
+    .option("--acoustics", "add the standards-set acoustics block to every turn")
+    .option("--progress", "show progress on stderr even when it is not a terminal")
+    .option("--print-summary", "print the summary table when done (stdout, or stderr when results go to stdout)")
+    .action(async (inputs: string[], flags: ScoreFlags) => {
+      process.exitCode = await runScore(inputs, flags);
+    });
+}
+
+async function runScore(inputs: string[], flags: ScoreFlags): Promise<number> {
+  for (const p of [flags.out, flags.summary, flags.csv]) if (p) mkdirSync(dirname(p), { recursive: true });
+  const progress = new Progress(Boolean(flags.progress) || Boolean(process.stderr.isTTY), Boolean(process.stderr.isTTY));
+  const abort = new AbortController();
+  const onSigint = () => {
+    if (abort.signal.aborted) process.exit(EXIT_INTERRUPTED);
+    abort.abort();
+    progress.note("interrupted: finishing the calls in flight (Ctrl-C again to stop at once); rerun with --resume to continue");
+  };
+  process.on("SIGINT", onSigint);
+  try {
+    const result = await scoreArchive({
+      inputs,
+      out: flags.out ?? null,
+      summary: flags.summary ?? null,
+      csv: flags.csv ?? null,
+      resume: flags.resume,
+      ingest: { compat: flags.compat, inputFormat: flags.inputFormat, agentChannel: flags.agentChannel, inferStartTimes: flags.inferStartTimes },
+      score: {
+        metrics: flags.metrics ? flags.metrics.split(",").map((m) => m.trim()).filter(Boolean) : undefined,
+        threshold: flags.threshold,
+        strict: flags.strict ?? false,
+        compat: flags.compat,
+        acoustics: flags.acoustics ?? false,
+      },
+      pool: { workers: flags.workers, signal: abort.signal },
+      onDiscovered: (d, resumed) => {
+        for (const w of d.warnings) progress.note(`warning: ${w}`);
+        progress.start(d.calls.length - resumed, resumed);
+      },
+      onRecord: (r) => progress.tick(r.status === "error"),
+    });
+    progress.finish();
+    if (flags.printSummary) (flags.out ? process.stdout : process.stderr).write(formatSummaryTable(result.summary));
+    if (result.interrupted) return EXIT_INTERRUPTED;
+    return flags.failUnder !== undefined && gateFails(result.summary, flags.failUnder) ? EXIT_GATE_FAILED : 0;
+  } finally {
+    process.off("SIGINT", onSigint);
+  }
+}
+
+function gateFails(summary: RunSummary, floor: number): boolean {
+  return Object.values(summary.metrics).some((m) => m.mean !== null && m.mean < floor);
+}
+
+/** Progress on stderr: a redrawn line on a terminal, an occasional plain line in a pipe (with --progress). */
+class Progress {
+  private total = 0;
+  private done = 0;
+  private errors = 0;
+  private t0 = 0;
+  private last = 0;
+
+  constructor(private readonly enabled: boolean, private readonly tty: boolean) {}
+
+  start(total: number, resumed: number): void {
+    this.total = total;
+    this.t0 = performance.now();
+    if (resumed > 0) this.note(`resuming: ${resumed} call(s) already in the output`);
+    this.render(true);
+  }
+
+  tick(error: boolean): void {
+    this.done++;
+    if (error) this.errors++;
+    this.render(false);
+  }
+
+  note(message: string): void {
+    if (this.tty && this.enabled) process.stderr.write("\r\x1b[K");
+    process.stderr.write(`${message}\n`);
+    if (this.total > 0) this.render(true);
+  }
+
+  finish(): void {
+    if (!this.enabled) return;
+    this.render(true);
+    if (this.tty) process.stderr.write("\n");
+  }
+
+  private render(force: boolean): void {
+    if (!this.enabled) return;
+    const now = performance.now();
+    if (!force && now - this.last < (this.tty ? TTY_REDRAW_MS : PIPE_LINE_MS) && this.done < this.total) return;
+    this.last = now;
+    const seconds = (now - this.t0) / 1000;
+    const rate = seconds > 0 ? this.done / seconds : 0;
+    const eta = rate > 0 ? Math.ceil((this.total - this.done) / rate) : null;
+    const text = `${this.done}/${this.total} calls · ${rate.toFixed(1)} calls/s · ETA ${eta === null ? "-" : `${eta}s`} · ${this.errors} error(s)`;
+    process.stderr.write(this.tty ? `\r\x1b[K${text}` : `${text}\n`);
+  }
+}

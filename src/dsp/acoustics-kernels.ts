@@ -1,0 +1,126 @@
+// Typed wrappers of the standards-set kernels other than loudness: activity levels, intensity, YIN, signal stats, spectrum.
+//
+// A ChannelKernels session copies one channel into the arena once and runs every kernel over it;
+// each method allocates its own outputs and re-creates views afterwards (memory.grow detaches
+// them). One session at a time per thread: it owns the arena until dispose().
+import { Arena, type KernelExports } from "./wasm.js";
+
+interface AcousticsKernels extends KernelExports {
+  activityFrameCount(n: number, sampleRate: number): number;
+  activityLevels(input: number, n: number, sampleRate: number, out: number): number;
+  syllableKaiserWindow(window: number, length: number, beta: number): number;
+  syllableFrameCount(n: number, length: number, step: number): number;
+  syllableIntensity(input: number, n: number, window: number, length: number, step: number, out: number): number;
+  yinDecimate(input: number, n: number, sampleRate: number, cutoffHz: number, factor: number, out: number): number;
+  yinFrames(input: number, n: number, starts: number, count: number, window: number, tauMin: number, tauMax: number,
+    threshold: number, scratch: number, outPeriod: number, outAperiodicity: number): number;
+  signalStats(input: number, n: number, clipLevel: number, minRun: number, out: number): number;
+  spectrumScratchSize(fftSize: number): number;
+  spectrumAccumulate(input: number, n: number, starts: number, count: number, fftSize: number, scratch: number, power: number): number;
+}
+
+export interface SignalStats {
+  sum: number;
+  sumAbs: number;
+  sumLn: number;
+  clippingRuns: number;
+  clippedSamples: number;
+}
+
+export interface YinResult {
+  /** Period in samples of the analysed signal (0 = frame did not fit). */
+  period: Float32Array;
+  /** d′(τ*) per frame (1 = undefined). */
+  aperiodicity: Float32Array;
+}
+
+function check(status: number, kernel: string): number {
+  if (status < 0) throw new Error(`voxmetrics: kernel ${kernel} failed with status ${status}`);
+  return status;
+}
+
+/** One channel in WebAssembly memory and the kernels that read it. */
+export class ChannelKernels {
+  readonly length: number;
+  readonly sampleRate: number;
+  private readonly arena: Arena;
+  private readonly k: AcousticsKernels;
+  private readonly input: number;
+  private decimated: { ptr: number; length: number; rate: number; factor: number; cutoffHz: number } | null = null;
+
+  constructor(samples: Float32Array, sampleRate: number) {
+    this.arena = new Arena();
+    this.k = this.arena.k as AcousticsKernels;
+    this.length = samples.length;
+    this.sampleRate = sampleRate;
+    this.input = this.arena.putF32(samples);
+  }
+
+  /** 20 ms / 10 ms band-passed frame levels (dBFS), acoustics.md §2.3. */
+  activityLevels(): Float32Array {
+    const frames = this.k.activityFrameCount(this.length, this.sampleRate);
+    const out = this.arena.allocF32(frames);
+    check(this.k.activityLevels(this.input, this.length, this.sampleRate, out), "activityLevels");
+    return this.arena.f32(out, frames).slice();
+  }
+
+  /** Kaiser-windowed intensity contour (dB) with the given window and step in samples, §3.2. */
+  intensity(windowLength: number, step: number, beta: number): Float32Array {
+    const window = this.arena.allocF32(windowLength);
+    check(this.k.syllableKaiserWindow(window, windowLength, beta), "syllableKaiserWindow");
+    const frames = this.k.syllableFrameCount(this.length, windowLength, step);
+    const out = this.arena.allocF32(frames);
+    check(this.k.syllableIntensity(this.input, this.length, window, windowLength, step, out), "syllableIntensity");
+    return this.arena.f32(out, frames).slice();
+  }
+
+  /** Low-pass at `cutoffHz` and decimate by `factor` once; later yin() calls read that signal. */
+  decimateForPitch(cutoffHz: number, factor: number): number {
+    if (!this.decimated || this.decimated.factor !== factor || this.decimated.cutoffHz !== cutoffHz) {
+      const capacity = Math.ceil(this.length / factor);
+      const ptr = this.arena.allocF32(capacity);
+      const length = check(this.k.yinDecimate(this.input, this.length, this.sampleRate, cutoffHz, factor, ptr), "yinDecimate");
+      this.decimated = { ptr, length, rate: this.sampleRate / factor, factor, cutoffHz };
+    }
+    return this.decimated.rate;
+  }
+
+  /** YIN on the decimated signal at the given frame starts (decimated samples). */
+  yin(starts: Int32Array, window: number, tauMin: number, tauMax: number, threshold: number): YinResult {
+    if (!this.decimated) throw new Error("decimateForPitch must run before yin");
+    const count = starts.length;
+    const startsPtr = this.arena.allocI32(count);
+    const scratch = this.arena.allocF64(tauMax + 1);
+    const period = this.arena.allocF32(count);
+    const aperiodicity = this.arena.allocF32(count);
+    this.arena.i32(startsPtr, count).set(starts);
+    check(this.k.yinFrames(this.decimated.ptr, this.decimated.length, startsPtr, count, window, tauMin, tauMax, threshold, scratch, period, aperiodicity), "yinFrames");
+    return { period: this.arena.f32(period, count).slice(), aperiodicity: this.arena.f32(aperiodicity, count).slice() };
+  }
+
+  /** Σx, Σ|x|, Σ ln max(|x|, 1e−10) and clipping runs, §4 and §5.1. */
+  stats(clipLevel: number, minRun: number): SignalStats {
+    const out = this.arena.allocF64(5);
+    check(this.k.signalStats(this.input, this.length, clipLevel, minRun, out), "signalStats");
+    const v = this.arena.f64(out, 5);
+    return { sum: v[0], sumAbs: v[1], sumLn: v[2], clippingRuns: v[3], clippedSamples: v[4] };
+  }
+
+  /** Sum of Hann-windowed power spectra of the frames at `starts`; returns N/2 + 1 bins and the frames used. */
+  spectrum(starts: Int32Array, fftSize: number): { power: Float64Array; frames: number } {
+    const count = starts.length;
+    const startsPtr = this.arena.allocI32(count);
+    const scratch = this.arena.allocF64(this.k.spectrumScratchSize(fftSize));
+    const power = this.arena.allocF64(fftSize / 2 + 1);
+    this.arena.i32(startsPtr, count).set(starts);
+    this.arena.f64(power, fftSize / 2 + 1).fill(0);
+    const frames = check(this.k.spectrumAccumulate(this.input, this.length, startsPtr, count, fftSize, scratch, power), "spectrumAccumulate");
+    return { power: this.arena.f64(power, fftSize / 2 + 1).slice(), frames };
+  }
+
+  /** Release the arena. */
+  dispose(): void {
+    this.arena.reset();
+  }
+}
+

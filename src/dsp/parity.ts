@@ -1,0 +1,153 @@
+// Typed wrapper of the parity kernels (frames, pitch, fingerprint): the raw material of deepeval's analyze_audio over int16 mono PCM (voice-metrics.md §3).
+//
+// One call copies the PCM into the arena once, runs every kernel over it and returns plain arrays and
+// numbers; the arena is reset at the start of each call. Loop windows are grouped here, on hashes
+// from the kernel confirmed by comparing the samples themselves.
+import { Arena, getKernels, type KernelExports } from "./wasm.js";
+
+/** Exports of assembly/kernels/{frames,pitch,fingerprint}.ts; pointers are byte offsets, lengths sample counts. */
+export interface ParityKernels extends KernelExports {
+  quotientF64(numerator: bigint, denominator: bigint): number;
+  sumSquaresI16(ptr: number, len: number): bigint;
+  rmsI16(ptr: number, len: number): number;
+  frameCount(len: number, width: number): number;
+  frameRmsI16(ptr: number, len: number, width: number, outRms: number): number;
+  countClippedI16(ptr: number, len: number): number;
+  countZeroCrossingsI16(ptr: number, len: number): number;
+  pitchScratchBytes(): number;
+  pitchFramesI16(ptr: number, len: number, sampleRate: number, scratch: number, outPitch: number): number;
+  hashI16(ptr: number, len: number): bigint;
+  loopFingerprintsI16(ptr: number, len: number, width: number, outStart: number, outHash: number): number;
+}
+
+/** The parity kernels of this thread's instance. */
+export function getParityKernels(): ParityKernels {
+  return getKernels() as ParityKernels;
+}
+
+/** Widths in samples of the windows of §3.2–3.7 at `sampleRate` (Hz). */
+export interface ParityWidths {
+  /** 20 ms analysis frame: max(1, floor(sr·20/1000)). */
+  frame: number;
+  /** 40 ms pitch frame: max(1, floor(sr·40/1000)). */
+  pitchFrame: number;
+  /** 250 ms loop window: max(1, trunc(sr·0.25)), float product as in the reference. */
+  loopWindow: number;
+  /** 20 ms edge window: max(1, trunc(sr·0.02)), float product as in the reference. */
+  edge: number;
+}
+
+export function parityWidths(sampleRate: number): ParityWidths {
+  return {
+    frame: Math.max(1, Math.floor((sampleRate * 20) / 1000)),
+    pitchFrame: Math.max(1, Math.floor((sampleRate * 40) / 1000)),
+    loopWindow: Math.max(1, Math.trunc(sampleRate * 0.25)),
+    edge: Math.max(1, Math.trunc(sampleRate * 0.02)),
+  };
+}
+
+/** Raw parity results of one clip; RMS values are in int16 units. */
+export interface ParityFrames {
+  sampleCount: number;
+  sampleRate: number;
+  /** RMS of the whole clip (exact Σx², one rounding, sqrt). */
+  rms: number;
+  /** count(|x| ≥ 32760). */
+  clippedCount: number;
+  /** Sign changes between neighbouring samples (zero counts as non-negative). */
+  zeroCrossings: number;
+  /** RMS of every 20 ms frame. */
+  frameRms: Float64Array;
+  /** Pitch of every 40 ms frame in Hz; 0 where the frame has none. */
+  pitchHz: Float64Array;
+  /** loop_events of §3.7. */
+  loopEvents: number;
+  /** RMS of the first and last edge-window samples (the whole clip when shorter). */
+  startRms: number;
+  endRms: number;
+}
+
+const MAX_SAMPLE_RATE = 0x7fffffff;
+
+/** Run the parity kernels over `pcm` (int16 mono). */
+export function measureParityFrames(pcm: Int16Array, sampleRate: number): ParityFrames {
+  checkSampleRate(sampleRate);
+  const arena = new Arena();
+  const pcmPtr = arena.putI16(pcm);
+  return measureParityFramesAt(arena, pcmPtr, pcm.length, sampleRate);
+}
+
+/**
+ * As measureParityFrames, for PCM already in the arena (zero-copy): `pcmPtr` holds `sampleCount`
+ * int16 samples allocated from `arena`, which must not have been reset since.
+ */
+export function measureParityFramesAt(arena: Arena, pcmPtr: number, sampleCount: number, sampleRate: number): ParityFrames {
+  checkSampleRate(sampleRate);
+  const k = arena.k as ParityKernels;
+  const n = sampleCount;
+  const widths = parityWidths(sampleRate);
+  const frames = k.frameCount(n, widths.frame);
+  const pitchFrames = k.frameCount(n, widths.pitchFrame);
+  const windows = Math.floor(n / widths.loopWindow);
+  const rmsPtr = arena.allocF64(frames);
+  const pitchPtr = arena.allocF64(pitchFrames);
+  const scratchPtr = arena.alloc(k.pitchScratchBytes());
+  const startPtr = arena.allocI32(windows);
+  const hashPtr = arena.alloc(windows * 8);
+
+  expectStatus(k.frameRmsI16(pcmPtr, n, widths.frame, rmsPtr), frames, "frameRmsI16");
+  expectStatus(k.pitchFramesI16(pcmPtr, n, sampleRate, scratchPtr, pitchPtr), pitchFrames, "pitchFramesI16");
+  const loud = k.loopFingerprintsI16(pcmPtr, n, widths.loopWindow, startPtr, hashPtr);
+  if (loud < 0) throw new Error(`voxmetrics: loopFingerprintsI16 failed with status ${loud}`);
+  const edge = Math.min(n, widths.edge);
+  return {
+    sampleCount: n,
+    sampleRate,
+    rms: k.rmsI16(pcmPtr, n),
+    clippedCount: k.countClippedI16(pcmPtr, n),
+    zeroCrossings: k.countZeroCrossingsI16(pcmPtr, n),
+    frameRms: arena.f64(rmsPtr, frames).slice(),
+    pitchHz: arena.f64(pitchPtr, pitchFrames).slice(),
+    loopEvents: countLoopEvents(arena.i16(pcmPtr, n), arena.i32(startPtr, loud), arena.i64(hashPtr, loud), widths.loopWindow),
+    startRms: k.rmsI16(pcmPtr, edge),
+    endRms: k.rmsI16(pcmPtr + 2 * (n - edge), edge),
+  };
+}
+
+/**
+ * loop_events (§3.7 step 4) from fingerprinted windows: windows are grouped by hash, and within a
+ * hash by identical samples, so only byte-identical windows ever count together. Returns Σ over
+ * groups of more than two windows of (count − 1).
+ */
+export function countLoopEvents(pcm: Int16Array, starts: ArrayLike<number>, hashes: ArrayLike<bigint>, width: number): number {
+  const groups = new Map<bigint, { start: number; count: number }[]>();
+  for (let j = 0; j < starts.length; j++) {
+    const start = starts[j];
+    const sameHash = groups.get(hashes[j]);
+    if (!sameHash) {
+      groups.set(hashes[j], [{ start, count: 1 }]);
+      continue;
+    }
+    const same = sameHash.find((g) => equalWindows(pcm, g.start, start, width));
+    if (same) same.count++;
+    else sameHash.push({ start, count: 1 });
+  }
+  let events = 0;
+  for (const sameHash of groups.values()) for (const g of sameHash) if (g.count > 2) events += g.count - 1;
+  return events;
+}
+
+function equalWindows(pcm: Int16Array, a: number, b: number, width: number): boolean {
+  for (let i = 0; i < width; i++) if (pcm[a + i] !== pcm[b + i]) return false;
+  return true;
+}
+
+function checkSampleRate(sampleRate: number): void {
+  if (!Number.isInteger(sampleRate) || sampleRate < 1 || sampleRate > MAX_SAMPLE_RATE) {
+    throw new RangeError(`sampleRate must be an integer from 1 to ${MAX_SAMPLE_RATE} Hz, got ${sampleRate}`);
+  }
+}
+
+function expectStatus(actual: number, expected: number, kernel: string): void {
+  if (actual !== expected) throw new Error(`voxmetrics: ${kernel} returned ${actual}, expected ${expected}`);
+}

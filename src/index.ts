@@ -1,0 +1,11 @@
+// The public library API of voxmetrics.
+export * from "./model/index.js";
+export * from "./audio/index.js";
+export { CallAnalysis, type CallAnalysisOptions, type ClipAnalysis } from "./analysis/call.js";
+export { analyzeParity } from "./analysis/parity.js";
+export * from "./analysis/types.js";
+export * from "./timeline/index.js";
+export * from "./metrics/index.js";
+export { scoreTestCase, type ScoreOptions, type ScoreResult, type TurnRecord } from "./score.js";
+export { analyzeFile, type AnalyzeFileOptions, type AnalyzeFileResult, type MeasurementSet } from "./analyze-file.js";
+export { loadDeepevalJsonFile, parseDeepevalJsonText, localAudioResolver } from "./ingest/deepeval-json.js";

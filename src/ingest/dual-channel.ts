@@ -1,0 +1,162 @@
+// Dual-channel call recordings (formats.md F5): speech activity per channel becomes turns with start times on the call clock.
+import { readFileSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
+import { decodeAudio, extractChannel, toFloatPlanar, writeWavPcm16 } from "../audio/index.js";
+import { Audio } from "../model/audio.js";
+import { VoxError } from "../model/errors.js";
+import { createTestCase, type Role, type Turn } from "../model/test-case.js";
+import { detectChannelSpeech } from "./channel-activity.js";
+import { displayPathOf, isFile } from "./files.js";
+import type { IngestOptions, LoadedCall } from "./types.js";
+
+/** A speech segment [start, end] in seconds. */
+export type SpeechSegment = [number, number];
+
+export interface PartyTurnOptions {
+  /**
+   * A party's segments separated by a gap shorter than this stay one turn (unless the other party starts inside the gap).
+   * @defaultValue 1.0 (seconds)
+   */
+  maxInternalGap?: number;
+}
+
+export const DEFAULT_PARTY_TURN_OPTIONS: Readonly<Required<PartyTurnOptions>> = Object.freeze({ maxInternalGap: 1.0 });
+
+/** One party turn on the call clock. */
+export interface PartyTurn {
+  role: Role;
+  start: number;
+  end: number;
+  segments: SpeechSegment[];
+}
+
+/**
+ * Group each party's speech segments into turns (F5.2): a turn is a maximal run of one party's
+ * segments whose internal gaps are all < maxInternalGap and inside which the other party does not
+ * start speaking. Turns are ordered by start, caller (user) first on ties.
+ */
+export function buildPartyTurns(caller: SpeechSegment[], agent: SpeechSegment[], options: PartyTurnOptions = {}): PartyTurn[] {
+  const maxGap = options.maxInternalGap ?? DEFAULT_PARTY_TURN_OPTIONS.maxInternalGap;
+  const group = (role: Role, own: SpeechSegment[], other: SpeechSegment[]): PartyTurn[] => {
+    const otherStarts = other.map(([s]) => s);
+    const turns: PartyTurn[] = [];
+    for (const seg of own) {
+      const last = turns[turns.length - 1];
+      const gapStart = last?.end ?? 0;
+      const interrupted = last !== undefined && otherStarts.some((s) => s > gapStart && s < seg[0]);
+      if (last && seg[0] - last.end < maxGap && !interrupted) {
+        last.end = Math.max(last.end, seg[1]);
+        last.segments.push(seg);
+      } else {
+        turns.push({ role, start: seg[0], end: seg[1], segments: [seg] });
+      }
+    }
+    return turns;
+  };
+  return [...group("user", caller, agent), ...group("assistant", agent, caller)].sort(
+    (a, b) => a.start - b.start || (a.role === b.role ? 0 : a.role === "user" ? -1 : 1),
+  );
+}
+
+/** The optional sidecar JSON of F5.3. */
+interface Sidecar {
+  caller_channel?: number;
+  agent_channel?: number;
+  end_reason?: string;
+  name?: string;
+  transcript?: Array<{ role: Role; start: number; end: number; text: string }>;
+}
+
+function readSidecar(recording: string): Sidecar | null {
+  const path = join(dirname(recording), basename(recording).replace(/\.[^.]+$/, "") + ".json");
+  if (!isFile(path)) return null;
+  let value: unknown;
+  try {
+    value = JSON.parse(readFileSync(path, "utf8"));
+  } catch (e) {
+    throw new VoxError("INVALID_JSON", `sidecar JSON syntax error: ${(e as Error).message}`, { file: displayPathOf(path) });
+  }
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    throw new VoxError("INVALID_JSON", "the sidecar must be a JSON object", { file: displayPathOf(path) });
+  }
+  const s = value as Sidecar;
+  for (const key of ["caller_channel", "agent_channel"] as const) {
+    if (s[key] !== undefined && (!Number.isInteger(s[key]) || (s[key] as number) < 0)) {
+      throw new VoxError("INVALID_OPTION", `must be a channel index ≥ 0, got ${JSON.stringify(s[key])}`, { file: displayPathOf(path), field: key });
+    }
+  }
+  return s;
+}
+
+/** Turn text from sidecar transcript segments whose midpoint falls inside the turn. */
+function transcriptFor(turn: PartyTurn, sidecar: Sidecar | null): string {
+  if (!sidecar?.transcript) return "";
+  return sidecar.transcript
+    .filter((t) => t.role === turn.role && (t.start + t.end) / 2 >= turn.start && (t.start + t.end) / 2 <= turn.end)
+    .map((t) => t.text)
+    .join(" ");
+}
+
+/** Read a dual-channel recording into a test case whose turns are cut from each party's channel. */
+export function loadDualChannel(path: string, options: IngestOptions = {}): LoadedCall {
+  const file = displayPathOf(path);
+  const decoded = decodeAudio(readFileSync(path), { compat: options.compat, name: file });
+  const sidecar = readSidecar(path);
+  const warnings = [...decoded.warnings];
+  if (decoded.channels < 2) {
+    throw new VoxError("UNSUPPORTED_INPUT", `a dual-channel recording needs 2 channels, this one has ${decoded.channels}`, { file });
+  }
+  const defaultAgent = (options.agentChannel ?? "right") === "left" ? 0 : 1;
+  const mapped = sidecar?.caller_channel !== undefined && sidecar?.agent_channel !== undefined;
+  if (decoded.channels > 2 && !mapped) {
+    throw new VoxError("UNSUPPORTED_INPUT", `${decoded.channels} channels: name caller_channel and agent_channel in the sidecar JSON`, { file });
+  }
+  const other = (channel: number) => (channel === 0 ? 1 : 0);
+  const callerChannel = sidecar?.caller_channel ?? other(sidecar?.agent_channel ?? defaultAgent);
+  const agentChannel = sidecar?.agent_channel ?? other(callerChannel);
+  if (agentChannel === callerChannel || agentChannel >= decoded.channels || callerChannel >= decoded.channels) {
+    throw new VoxError("INVALID_OPTION", `caller channel ${callerChannel} and agent channel ${agentChannel} must be distinct channels of ${decoded.channels}`, { file });
+  }
+  if (decoded.channels > 2) warnings.push(`${decoded.channels - 2} channel(s) beyond the caller and agent channels ignored`);
+
+  const rate = decoded.sampleRate;
+  const planar = toFloatPlanar(decoded);
+  const callerSegments = detectChannelSpeech(planar[callerChannel], rate);
+  const agentSegments = detectChannelSpeech(planar[agentChannel], rate);
+  const parties = buildPartyTurns(callerSegments, agentSegments);
+  if (parties.length === 0) throw new VoxError("INVALID_AUDIO", "no speech found on either channel", { file });
+
+  const channelPcm = new Map<number, Int16Array>();
+  const pcmOf = (channel: number) => {
+    let pcm = channelPcm.get(channel);
+    if (!pcm) channelPcm.set(channel, (pcm = extractChannel(decoded.samples, decoded.channels, channel)));
+    return pcm;
+  };
+  const turns: Turn[] = parties.map((p) => {
+    const pcm = pcmOf(p.role === "user" ? callerChannel : agentChannel);
+    const from = Math.max(0, Math.round(p.start * rate));
+    const to = Math.min(pcm.length, Math.round(p.end * rate));
+    const clip = writeWavPcm16(pcm.subarray(from, to), rate, 1);
+    return {
+      role: p.role,
+      content: transcriptFor(p, sidecar),
+      audio: Audio.fromBytes(clip, "audio/wav", { start_time: from / rate, duration: (to - from) / rate, sampleRate: rate }),
+      metadata: { speech_segments: p.segments },
+    };
+  });
+  const testCase = createTestCase({
+    name: sidecar?.name ?? null,
+    turns,
+    metadata: {
+      source_format: "dual-channel",
+      caller_channel: callerChannel,
+      agent_channel: agentChannel,
+      sample_rate: rate,
+      duration: decoded.frames / rate,
+      caller_speech_segments: callerSegments,
+      agent_speech_segments: agentSegments,
+      ...(sidecar?.end_reason ? { end_reason: sidecar.end_reason } : {}),
+    },
+  });
+  return { testCase, warnings };
+}

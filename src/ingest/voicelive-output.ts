@@ -1,0 +1,150 @@
+// Voice Live evaluation harness outputs (formats.md F4): per-turn records grouped into one test case per conversation.
+import { readFileSync } from "node:fs";
+import { dirname, isAbsolute, join, resolve } from "node:path";
+import { Audio } from "../model/audio.js";
+import { VoxError } from "../model/errors.js";
+import { createTestCase, type Turn } from "../model/test-case.js";
+import { displayPathOf, isFile } from "./files.js";
+import type { LoadedCall } from "./types.js";
+import type { LineRecord } from "./voicelive-dataset.js";
+
+type Json = Record<string, unknown>;
+
+function isObject(v: unknown): v is Json {
+  return v !== null && typeof v === "object" && !Array.isArray(v);
+}
+
+/** True when a record has the output shape of F0.2 (order 3): `query` and `response` arrays. */
+export function isVoiceLiveOutputRecord(o: unknown): boolean {
+  return isObject(o) && Array.isArray(o.query) && Array.isArray(o.response);
+}
+
+/** Grouping key of an output record; legacy records (F4.7) carry none and share one conversation. */
+export function outputConversationIdOf(o: Json): string {
+  const v = o.conversation_id;
+  if (v === undefined || v === null || v === "") return "default";
+  return typeof v === "string" ? v : JSON.stringify(v);
+}
+
+/** Latency keys, current name first, then the legacy spelling (F4.5, typo included). */
+const LATENCY_KEYS = {
+  audio_response_latency_seconds: "turn-audio-resonse-latency-in-seconds",
+  text_response_latency_seconds: "turn-text-resonse-latency-in-seconds",
+  transcription_latency_seconds: "turn-audio-transcription-latency-in-seconds",
+} as const;
+
+const NO_RESPONSE_PLACEHOLDER = /^\[No response — .*\]$/;
+
+/** Text of a message's content: a string, or the `text` / `input_text` parts joined with a space. */
+function textOf(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content
+    .map((p) => (typeof p === "string" ? p : isObject(p) && (p.type === "text" || p.type === "input_text") && typeof p.text === "string" ? p.text : ""))
+    .filter((t) => t !== "")
+    .join(" ");
+}
+
+/** The user text of a record (F4.9): the last user text in `query`, else `transcript`. */
+function userTextOf(o: Json): string {
+  const query = Array.isArray(o.query) ? o.query : [];
+  for (let i = query.length - 1; i >= 0; i--) {
+    const m = query[i];
+    if (isObject(m) && m.role === "user") {
+      const t = textOf(m.content);
+      if (t) return t;
+    }
+  }
+  return typeof o.transcript === "string" ? o.transcript : "";
+}
+
+function assistantTextOf(o: Json): string {
+  const first = Array.isArray(o.response) ? o.response[0] : undefined;
+  const text = isObject(first) ? textOf(first.content) : "";
+  return NO_RESPONSE_PLACEHOLDER.test(text) ? "" : text;
+}
+
+/** Latencies of a record under their current names (seconds), read from either spelling. */
+function latenciesOf(o: Json): Record<string, number> {
+  const out: Record<string, number> = {};
+  if (!isObject(o.metrics)) return out;
+  for (const [current, legacy] of Object.entries(LATENCY_KEYS)) {
+    const v = o.metrics[current] ?? o.metrics[legacy];
+    if (typeof v === "number" && Number.isFinite(v)) out[current] = v;
+  }
+  return out;
+}
+
+function turnNumberOf(o: Json, fallback: number): number {
+  if (typeof o.turn_number === "number") return o.turn_number;
+  if (isObject(o.metrics) && typeof o.metrics.logical_turn_number === "number") return o.metrics.logical_turn_number;
+  return fallback;
+}
+
+/** The response WAV of a turn (F4.1): `<dir>/<conv>/turn_<NN>_response.wav`, else the older `<conv>_turn_<NN>_response.wav`. */
+function responseAudioPath(outputDir: string, conversationId: string, turnNumber: number): string | null {
+  const nn = String(turnNumber).padStart(2, "0");
+  for (const name of [`turn_${nn}_response.wav`, `${conversationId}_turn_${nn}_response.wav`]) {
+    const p = join(outputDir, conversationId, name);
+    if (isFile(p)) return p;
+  }
+  return null;
+}
+
+function audioFromFile(path: string): Audio {
+  const bytes = readFileSync(path);
+  return new Audio({ url: path }, () => ({ path, bytes }));
+}
+
+/** One conversation of an output file as a test case (F4.9), records ordered by turn number. */
+export function loadVoiceLiveOutputConversation(outputFile: string, conversationId: string, records: LineRecord[]): LoadedCall {
+  const warnings: string[] = [];
+  const outputDir = dirname(outputFile);
+  const rows = records.map(({ value, line }, i) => {
+    if (!isObject(value)) throw new VoxError("INVALID_JSON", "an output record must be a JSON object", { file: displayPathOf(outputFile), field: `line ${line}` });
+    return { o: value, line, turnNumber: turnNumberOf(value, i + 1) };
+  });
+  rows.sort((a, b) => a.turnNumber - b.turnNumber || a.line - b.line);
+
+  const turns: Turn[] = [];
+  for (const { o, line, turnNumber } of rows) {
+    const harnessError = typeof o.error === "string" ? o.error : null;
+    let userAudio: Audio | null = null;
+    if (typeof o.source_file === "string" && o.source_file !== "(media)") {
+      const p = isAbsolute(o.source_file) ? o.source_file : resolve(outputDir, o.source_file);
+      if (isFile(p)) userAudio = audioFromFile(p);
+      else warnings.push(`line ${line}: user audio ${p} not found; the user turn has no audio`);
+    }
+    turns.push({
+      role: "user",
+      content: harnessError ? "" : userTextOf(o),
+      audio: userAudio,
+      metadata: { turn_number: turnNumber, output_line: line, ...(harnessError ? { harness_error: harnessError } : {}) },
+    });
+    if (harnessError) continue;
+
+    const latencies = latenciesOf(o);
+    const responsePath = responseAudioPath(outputDir, conversationId, turnNumber);
+    const audioLatency = latencies.audio_response_latency_seconds;
+    turns.push({
+      role: "assistant",
+      content: assistantTextOf(o),
+      audio: responsePath ? audioFromFile(responsePath) : null,
+      latency_ms: audioLatency === undefined ? null : audioLatency * 1000,
+      interrupted: o.was_truncated === true ? true : null,
+      metadata: {
+        turn_number: turnNumber,
+        ...latencies,
+        ...(audioLatency === undefined ? {} : { latency_anchor: "speech_stopped_receipt" }),
+        audio_response_received: isObject(o.metrics) ? o.metrics.audio_response_received ?? null : null,
+        ground_truth: o.ground_truth ?? null,
+      },
+    });
+  }
+  const testCase = createTestCase({
+    name: conversationId,
+    turns,
+    metadata: { source_format: "voicelive-output", conversation_id: conversationId },
+  });
+  return { testCase, warnings };
+}

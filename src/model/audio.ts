@@ -1,0 +1,208 @@
+// deepeval's `Audio` record (voice-metrics.md §1.1): url or bytes plus metadata, with its validation rules and messages.
+import { decodeBase64Python, encodeBase64 } from "./base64.js";
+
+/** The fields a caller may give (deepeval's constructor arguments; camelCase except `start_time`). */
+export interface AudioInit {
+  dataBase64?: string | null;
+  mimeType?: string | null;
+  url?: string | null;
+  sampleRate?: number | null;
+  encoding?: string | null;
+  duration?: number | null;
+  start_time?: number | null;
+}
+
+/** How a local `url` was resolved by the (impure) ingest layer; the model itself never touches the file system. */
+export interface ResolvedLocalFile {
+  /** Absolute path of the file that exists. */
+  path: string;
+  /** Its bytes. */
+  bytes: Uint8Array;
+}
+
+/** A `ValueError` of deepeval's Audio, with the exact message. */
+export class AudioValidationError extends Error {
+  readonly field: string;
+  constructor(field: string, message: string) {
+    super(message);
+    this.name = "AudioValidationError";
+    this.field = field;
+  }
+}
+
+const MIME_BY_EXTENSION: Record<string, string> = {
+  wav: "audio/wav",
+  mp3: "audio/mpeg",
+  ogg: "audio/ogg",
+  opus: "audio/opus",
+  flac: "audio/flac",
+  aac: "audio/aac",
+  m4a: "audio/mp4",
+  webm: "audio/webm",
+  pcm: "audio/pcm",
+};
+
+/** Guess a MIME type from a file name the way Python's `mimetypes` would for audio files. */
+export function guessMimeType(name: string): string | null {
+  const m = /\.([A-Za-z0-9]+)$/.exec(name);
+  if (!m) return null;
+  const ext = m[1].toLowerCase();
+  if (ext === "wav") return "audio/x-wav";
+  return MIME_BY_EXTENSION[ext] ?? null;
+}
+
+function basename(p: string): string {
+  const clean = p.split(/[?#]/)[0];
+  const parts = clean.split(/[\\/]/);
+  return parts[parts.length - 1] ?? "";
+}
+
+let idCounter = 0;
+function newId(): string {
+  const rnd = (n: number) => Math.floor(Math.random() * 16 ** n).toString(16).padStart(n, "0");
+  idCounter = (idCounter + 1) % 0x10000;
+  return rnd(8) + rnd(8) + rnd(8) + rnd(4) + idCounter.toString(16).padStart(4, "0");
+}
+
+/**
+ * Audio of one turn. Construct with `new Audio(init, resolveLocal)`: `resolveLocal` tells whether a
+ * `url` names an existing local file (and returns its bytes), since the model is pure.
+ */
+export class Audio {
+  dataBase64: string | null;
+  mimeType: string | null;
+  url: string | null;
+  sampleRate: number | null;
+  encoding: string | null;
+  duration: number | null;
+  start_time: number | null;
+  private _local: boolean | null = null;
+  private _filename: string | null = null;
+  private _id: string = newId();
+  /** Raw bytes when they are already known (avoids a base64 round trip). Not part of the dump. */
+  private _bytes: Uint8Array | null = null;
+  /** The absolute path the bytes came from, when local. */
+  private _path: string | null = null;
+  /** True when the bytes were given inline (base64 or from bytes) rather than by url. */
+  private _inline = false;
+
+  constructor(
+    init: AudioInit,
+    resolveLocal?: (url: string) => ResolvedLocalFile | null,
+    inlineBytes?: Uint8Array,
+  ) {
+    this.dataBase64 = init.dataBase64 ?? null;
+    this.mimeType = init.mimeType ?? null;
+    this.url = init.url ?? null;
+    this.sampleRate = init.sampleRate ?? null;
+    this.encoding = init.encoding ?? null;
+    this.duration = init.duration ?? null;
+    this.start_time = init.start_time ?? null;
+
+    if (this.start_time !== null && this.start_time < 0) {
+      throw new AudioValidationError("start_time", "start_time must be greater than or equal to 0.");
+    }
+    if (this.duration !== null && this.duration < 0) {
+      throw new AudioValidationError("duration", "duration must be greater than or equal to 0.");
+    }
+    if (inlineBytes) {
+      if (this.mimeType === null) {
+        throw new AudioValidationError("mimeType", "mimeType must be provided when initializing from Base64 data.");
+      }
+      this._bytes = inlineBytes;
+      this._inline = true;
+      return;
+    }
+    if (!this.url && !this.dataBase64) {
+      throw new AudioValidationError(
+        "url",
+        "You must provide either a 'url' or both 'dataBase64' and 'mimeType' to create an Audio.",
+      );
+    }
+    if (this.dataBase64 !== null && this.mimeType === null) {
+      throw new AudioValidationError("mimeType", "mimeType must be provided when initializing from Base64 data.");
+    }
+    if (this.dataBase64 !== null) {
+      this._inline = true;
+      return;
+    }
+
+    const url = this.url as string;
+    const local = resolveLocal ? resolveLocal(url) : null;
+    if (local) {
+      this._local = true;
+      this._filename = basename(local.path);
+      this.mimeType = this.mimeType ?? guessMimeType(local.path) ?? "audio/wav";
+      this._bytes = local.bytes;
+      this._path = local.path;
+      return;
+    }
+    if (!url.startsWith("http://") && !url.startsWith("https://")) {
+      throw new AudioValidationError(
+        "url",
+        `Invalid remote URL format: ${url}. URL must start with http:// or https://`,
+      );
+    }
+    this._local = false;
+    this._filename = basename(new URL(url).pathname);
+    this.mimeType = this.mimeType ?? guessMimeType(this._filename) ?? "audio/wav";
+  }
+
+  /** Build in-memory audio from bytes (deepeval's `Audio.from_bytes`). */
+  static fromBytes(
+    data: Uint8Array,
+    mimeType: string,
+    extra: Omit<AudioInit, "dataBase64" | "mimeType" | "url"> = {},
+  ): Audio {
+    return new Audio({ ...extra, mimeType }, undefined, data);
+  }
+
+  get local(): boolean | null {
+    return this._local;
+  }
+  get filename(): string | null {
+    return this._filename;
+  }
+  get id(): string {
+    return this._id;
+  }
+  /** Absolute path of the local file the bytes came from, if any. */
+  get path(): string | null {
+    return this._path;
+  }
+  /** True when bytes are available (inline or read from a local file). */
+  get hasBytes(): boolean {
+    return this._bytes !== null || this.dataBase64 !== null;
+  }
+
+  /**
+   * The audio file's bytes. Base64 is decoded with Python's lenient rules; throws
+   * deepeval's message when this is a remote URL (nothing is ever fetched).
+   */
+  getBytes(decode: (text: string) => Uint8Array = decodeBase64Python): Uint8Array {
+    if (this._bytes) return this._bytes;
+    if (this.dataBase64 === null) {
+      throw new Error("No audio bytes available; this Audio is a remote URL. Fetch it before calling get_bytes().");
+    }
+    return decode(this.dataBase64);
+  }
+
+  /** The base64 text of the bytes (what deepeval stores in `dataBase64`). */
+  getBase64(): string | null {
+    if (this.dataBase64 !== null) return this.dataBase64;
+    return this._bytes ? encodeBase64(this._bytes) : null;
+  }
+
+  /** The reference dump of this Audio (formats.md F1.4/F1.6: no private keys). */
+  toJSON(): AudioInit {
+    return {
+      dataBase64: this._inline ? this.getBase64() : null,
+      mimeType: this.mimeType,
+      url: this.url,
+      sampleRate: this.sampleRate,
+      encoding: this.encoding,
+      duration: this.duration,
+      start_time: this.start_time,
+    };
+  }
+}

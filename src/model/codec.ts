@@ -1,0 +1,306 @@
+// JSON codec for deepeval ConversationalTestCase dumps (formats.md F1): one object, an array or JSONL, every alias.
+import { Audio, AudioValidationError, type AudioInit, type ResolvedLocalFile } from "./audio.js";
+import { VoxError } from "./errors.js";
+import { createTestCase, TEST_CASE_MESSAGES, type ConversationalTestCase, type Role, type Turn } from "./test-case.js";
+
+export type CompatMode = "voxmetrics" | "deepeval";
+
+export interface CodecOptions {
+  /** `deepeval` reproduces the reference exactly; `voxmetrics` (default) adds helpful extensions. */
+  compat?: CompatMode;
+  /** Tells whether a url names an existing local file (relative urls resolved by the caller) and reads it. */
+  resolveLocal?: (url: string) => ResolvedLocalFile | null;
+  /** The absolute path a relative url would resolve to (for "not found" messages). */
+  describeUrl?: (url: string) => string;
+  /** Name of the file being read, used in error messages. */
+  file?: string;
+}
+
+/** One test case read from a file, or the error that stopped it. */
+export interface ParsedTestCase {
+  /** 0-based position of the record in its file (array element or JSONL record). */
+  index: number;
+  /** 1-based line number for JSONL records. */
+  line?: number;
+  testCase?: ConversationalTestCase;
+  error?: VoxError;
+  warnings: string[];
+}
+
+/** Parse a file's text into test cases; a bad record becomes an error entry and the rest still load. */
+export function parseTestCaseText(text: string, options: CodecOptions = {}): ParsedTestCase[] {
+  const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  const trimmed = body.trimStart();
+  if (trimmed.startsWith("[")) {
+    let value: unknown;
+    try {
+      value = JSON.parse(body);
+    } catch (e) {
+      return [{ index: 0, error: jsonError(e, options.file), warnings: [] }];
+    }
+    return (value as unknown[]).map((v, i) => readRecord(v, i, undefined, options));
+  }
+  try {
+    const value = JSON.parse(body);
+    return [readRecord(value, 0, undefined, options)];
+  } catch (e) {
+    if (!looksLikeJsonl(body)) return [{ index: 0, error: jsonError(e, options.file), warnings: [] }];
+  }
+  const out: ParsedTestCase[] = [];
+  const lines = body.split(/\r?\n/);
+  let index = 0;
+  for (let i = 0; i < lines.length; i++) {
+    if (lines[i].trim() === "") continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(lines[i]);
+    } catch (e) {
+      out.push({ index, line: i + 1, error: jsonError(e, options.file, i + 1), warnings: [] });
+      index++;
+      continue;
+    }
+    out.push(readRecord(value, index, i + 1, options));
+    index++;
+  }
+  return out;
+}
+
+function looksLikeJsonl(text: string): boolean {
+  const lines = text.split(/\r?\n/).filter((l) => l.trim() !== "");
+  return lines.length > 1 && lines[0].trim().startsWith("{");
+}
+
+function jsonError(e: unknown, file?: string, line?: number): VoxError {
+  const msg = e instanceof Error ? e.message : String(e);
+  return new VoxError("INVALID_JSON", `JSON syntax error${line ? ` on line ${line}` : ""}: ${msg}`, { file });
+}
+
+function readRecord(value: unknown, index: number, line: number | undefined, options: CodecOptions): ParsedTestCase {
+  const warnings: string[] = [];
+  try {
+    return { index, line, testCase: testCaseFromJson(value, options, warnings), warnings };
+  } catch (e) {
+    const err = e instanceof VoxError ? e : new VoxError("INVALID_TEST_CASE", String(e), { file: options.file });
+    return { index, line, error: err, warnings };
+  }
+}
+
+type Json = Record<string, unknown>;
+
+function isObject(v: unknown): v is Json {
+  return v !== null && typeof v === "object" && !Array.isArray(v);
+}
+
+/** First present key among aliases (deepeval accepts either spelling). */
+function pick(o: Json, ...keys: string[]): unknown {
+  for (const k of keys) if (k in o) return o[k];
+  return undefined;
+}
+
+function fail(code: VoxError["code"], detail: string, field: string, options: CodecOptions): never {
+  throw new VoxError(code, detail, { file: options.file, field });
+}
+
+const OPTIONAL_STRING_FIELDS: Array<[keyof ConversationalTestCase, string[]]> = [
+  ["scenario", ["scenario"]],
+  ["name", ["name"]],
+  ["user_description", ["userDescription", "user_description"]],
+  ["expected_outcome", ["expectedOutcome", "expected_outcome"]],
+  ["chatbot_role", ["chatbotRole", "chatbot_role"]],
+  ["comments", ["comments"]],
+];
+
+/** Build a validated test case from a parsed JSON value. */
+export function testCaseFromJson(value: unknown, options: CodecOptions = {}, warnings: string[] = []): ConversationalTestCase {
+  if (!isObject(value)) fail("INVALID_TEST_CASE", `a test case must be a JSON object, got ${jsonType(value)}`, "$", options);
+  const turnsValue = value.turns;
+  if (turnsValue === undefined) fail("INVALID_TEST_CASE", "turns: Field required", "turns", options);
+  if (!Array.isArray(turnsValue)) fail("INVALID_TEST_CASE", `'turns' must be a list of Turn or dict, got ${jsonType(turnsValue)}`, "turns", options);
+  if (turnsValue.length === 0) fail("INVALID_TEST_CASE", TEST_CASE_MESSAGES.emptyTurns, "turns", options);
+  const turns = turnsValue.map((t, i) => turnFromJson(t, i, options, warnings));
+
+  const tc: ConversationalTestCase = { turns };
+  for (const [key, aliases] of OPTIONAL_STRING_FIELDS) {
+    const v = pick(value, ...aliases);
+    if (v === undefined || v === null) continue;
+    if (typeof v !== "string") fail("INVALID_TEST_CASE", `${aliases[0]}: Input should be a valid string`, String(key), options);
+    (tc as unknown as Json)[key] = v;
+  }
+  const context = value.context;
+  if (context !== undefined && context !== null) {
+    if (!Array.isArray(context) || context.some((c) => typeof c !== "string")) {
+      fail("INVALID_TEST_CASE", TEST_CASE_MESSAGES.context, "context", options);
+    }
+    tc.context = context as string[];
+  }
+  const metadata = pick(value, "metadata", "additionalMetadata", "additional_metadata");
+  if (metadata !== undefined && metadata !== null) {
+    if (!isObject(metadata)) fail("INVALID_TEST_CASE", "metadata: Input should be a valid dictionary", "metadata", options);
+    tc.metadata = metadata;
+  }
+  const tags = value.tags;
+  if (tags !== undefined && tags !== null) {
+    if (!Array.isArray(tags)) fail("INVALID_TEST_CASE", "tags: Input should be a valid list", "tags", options);
+    tc.tags = tags as string[];
+  }
+  if (value.mcp_servers !== undefined && value.mcp_servers !== null) tc.mcp_servers = value.mcp_servers as unknown[];
+  if (typeof value.flaky === "boolean") tc.flaky = value.flaky;
+  if (typeof value.multimodal === "boolean") tc.multimodal = value.multimodal;
+  return createTestCase(tc);
+}
+
+function jsonType(v: unknown): string {
+  if (v === null) return "NoneType";
+  if (Array.isArray(v)) return "list";
+  if (typeof v === "string") return "str";
+  if (typeof v === "number") return Number.isInteger(v) ? "int" : "float";
+  if (typeof v === "boolean") return "bool";
+  return typeof v;
+}
+
+/** A short Python-like rendering of a turn object for `Invalid dict for Turn:` messages. */
+function reprTurn(o: Json): string {
+  const parts = Object.entries(o).map(([k, v]) => {
+    let s = JSON.stringify(v) ?? "None";
+    if (s.length > 60) s = s.slice(0, 57) + "...";
+    return `'${k}': ${s}`;
+  });
+  return `{${parts.join(", ")}}`;
+}
+
+function turnFromJson(value: unknown, i: number, options: CodecOptions, warnings: string[]): Turn {
+  const field = `turns[${i}]`;
+  if (!isObject(value)) {
+    fail("INVALID_TURN", `'turns' must be a list of Turn or dict, got ${jsonType(value)}`, field, options);
+  }
+  const bad = (sub: string, msg: string): never =>
+    fail("INVALID_TURN", `Invalid dict for Turn: ${reprTurn(value)} (${sub}: ${msg})`, `${field}.${sub}`, options);
+
+  const role = value.role;
+  if (role === undefined) bad("role", "Field required");
+  if (role !== "user" && role !== "assistant") bad("role", `Input should be 'user' or 'assistant', got ${JSON.stringify(role)}`);
+  const content = value.content;
+  if (content === undefined) bad("content", "Field required");
+  if (typeof content !== "string") bad("content", "Input should be a valid string");
+
+  const turn: Turn = { role: role as Role, content: content as string };
+  const userId = pick(value, "userId", "user_id");
+  if (userId !== undefined && userId !== null) {
+    if (typeof userId !== "string") bad("user_id", "Input should be a valid string");
+    turn.user_id = userId as string;
+  }
+  const latency = pick(value, "latencyMs", "latency_ms");
+  if (latency !== undefined && latency !== null) {
+    if (typeof latency !== "number" || !Number.isFinite(latency)) bad("latency_ms", "Input should be a valid number");
+    turn.latency_ms = latency as number;
+  }
+  const interrupted = value.interrupted;
+  if (interrupted !== undefined && interrupted !== null) {
+    if (typeof interrupted !== "boolean") bad("interrupted", "Input should be a valid boolean");
+    turn.interrupted = interrupted as boolean;
+  }
+  const lists: Array<[keyof Turn, string[]]> = [
+    ["retrieval_context", ["retrievalContext", "retrieval_context"]],
+    ["tools_called", ["toolsCalled", "tools_called"]],
+    ["mcp_tools_called", ["mcp_tools_called"]],
+    ["mcp_resources_called", ["mcp_resources_called"]],
+    ["mcp_prompts_called", ["mcp_prompts_called"]],
+  ];
+  for (const [key, aliases] of lists) {
+    const v = pick(value, ...aliases);
+    if (v === undefined || v === null) continue;
+    if (!Array.isArray(v)) bad(String(key), "Input should be a valid list");
+    (turn as unknown as Json)[key] = v;
+  }
+  const metadata = pick(value, "metadata", "additionalMetadata", "additional_metadata");
+  if (metadata !== undefined && metadata !== null) {
+    if (!isObject(metadata)) bad("metadata", "Input should be a valid dictionary");
+    turn.metadata = metadata as Record<string, unknown>;
+  }
+  const audio = value.audio;
+  if (audio !== undefined && audio !== null) {
+    turn.audio = audioFromJson(audio, `${field}.audio`, options, warnings, (sub, msg) =>
+      fail(
+        sub === "url" && msg.startsWith("Audio file not found") ? "AUDIO_NOT_FOUND" : "INVALID_AUDIO",
+        sub === "url" && msg.startsWith("Audio file not found") ? msg : `Invalid dict for Turn: ${reprTurn(value)} (audio.${sub}: ${msg})`,
+        `${field}.audio.${sub}`,
+        options,
+      ),
+    );
+  }
+  return turn;
+}
+
+const AUDIO_STRING_KEYS = ["dataBase64", "mimeType", "url", "encoding"] as const;
+const AUDIO_NUMBER_KEYS = ["sampleRate", "duration", "start_time"] as const;
+
+function audioFromJson(
+  value: unknown,
+  field: string,
+  options: CodecOptions,
+  warnings: string[],
+  bad: (sub: string, msg: string) => never,
+): Audio {
+  if (!isObject(value)) bad("", `Input should be an Audio object, got ${jsonType(value)}`);
+  const init: AudioInit = {};
+  for (const k of AUDIO_STRING_KEYS) {
+    const v = value[k];
+    if (v === undefined || v === null) continue;
+    if (typeof v !== "string") bad(k, "Input should be a valid string");
+    init[k] = v as string;
+  }
+  for (const k of AUDIO_NUMBER_KEYS) {
+    const v = value[k];
+    if (v === undefined || v === null) continue;
+    if (typeof v !== "number" || !Number.isFinite(v)) bad(k, "Input should be a valid number");
+    init[k] = v as number;
+  }
+  if (init.start_time === undefined && "startTime" in value && options.compat !== "deepeval") {
+    const v = value.startTime;
+    if (v !== null) {
+      if (typeof v !== "number" || !Number.isFinite(v)) bad("startTime", "Input should be a valid number");
+      init.start_time = v as number;
+      warnings.push(`${field}.startTime: read as start_time (a voxmetrics extension; deepeval ignores startTime)`);
+    }
+  }
+  try {
+    return new Audio(init, (url) => {
+      const found = options.resolveLocal ? options.resolveLocal(url) : null;
+      if (found || options.compat === "deepeval") return found;
+      if (!url.startsWith("http://") && !url.startsWith("https://")) {
+        throw new AudioValidationError("url", `Audio file not found: ${options.describeUrl ? options.describeUrl(url) : url}`);
+      }
+      return null;
+    });
+  } catch (e) {
+    if (e instanceof AudioValidationError) bad(e.field, e.message);
+    throw e;
+  }
+}
+
+/** The reference dump spelling of a test case (formats.md F1.6): snake_case turn keys, no private audio keys. */
+export function testCaseToJson(tc: ConversationalTestCase): Record<string, unknown> {
+  return {
+    name: tc.name ?? null,
+    scenario: tc.scenario ?? null,
+    context: tc.context ?? null,
+    user_description: tc.user_description ?? null,
+    expected_outcome: tc.expected_outcome ?? null,
+    chatbot_role: tc.chatbot_role ?? null,
+    metadata: tc.metadata ?? null,
+    comments: tc.comments ?? null,
+    tags: tc.tags ?? null,
+    flaky: tc.flaky ?? false,
+    turns: tc.turns.map((t) => ({
+      role: t.role,
+      content: t.content,
+      user_id: t.user_id ?? null,
+      audio: t.audio ? t.audio.toJSON() : null,
+      latency_ms: t.latency_ms ?? null,
+      interrupted: t.interrupted ?? null,
+      retrieval_context: t.retrieval_context ?? null,
+      tools_called: t.tools_called ?? null,
+      metadata: t.metadata ?? null,
+    })),
+  };
+}

@@ -1,0 +1,29 @@
+// The result record of `score` (interfaces.md): one JSON line per call, ok or error; produced by the pool, written by report.
+import type { MetricResult } from "../metrics/base-metric.js";
+import type { ErrorCode } from "../model/errors.js";
+import type { TurnRecord } from "../score.js";
+import type { InputFormat } from "../ingest/types.js";
+
+export interface RecordError {
+  code: ErrorCode;
+  message: string;
+}
+
+/** One call's result; error records carry no `metrics` and no `turns`. */
+export interface ResultRecord {
+  id: string;
+  name: string | null;
+  source: { format: InputFormat; path: string };
+  status: "ok" | "error";
+  error: RecordError | null;
+  metrics?: Record<string, MetricResult>;
+  turns?: TurnRecord[];
+  /** Non-fatal observations made while reading the call (additive to interfaces.md). */
+  warnings?: string[];
+  elapsed_ms: number;
+}
+
+/** True when a parsed JSON value looks like a result record (has a string id and a status). */
+export function isResultRecord(value: unknown): value is ResultRecord {
+  return value !== null && typeof value === "object" && typeof (value as ResultRecord).id === "string" && typeof (value as ResultRecord).status === "string";
+}

@@ -1,0 +1,51 @@
+// Scores one call reference into a result record; never throws (a call that cannot be read becomes an error record).
+import { loadCall } from "../ingest/index.js";
+import type { CallRef, IngestOptions } from "../ingest/types.js";
+import { toVoxError } from "../model/errors.js";
+import type { ResultRecord } from "./record.js";
+import { scoreTestCase, type ScoreOptions } from "../score.js";
+
+/** What a worker receives for one call: a path-based reference and the options, never PCM. */
+export interface ScoreTask {
+  ref: CallRef;
+  ingest: IngestOptions;
+  score: ScoreOptions;
+}
+
+/** The error record of a call that could not be read or scored. */
+export function errorRecord(ref: CallRef, err: unknown, elapsedMs = 0): ResultRecord {
+  const e = toVoxError(err);
+  return {
+    id: ref.id,
+    name: null,
+    source: { format: ref.format, path: ref.displayPath },
+    status: "error",
+    error: { code: e.code, message: e.message },
+    elapsed_ms: Math.round(elapsedMs * 1000) / 1000,
+  };
+}
+
+/** Load, score and describe one call. */
+export function scoreCall(task: ScoreTask): ResultRecord {
+  const t0 = performance.now();
+  const { ref } = task;
+  try {
+    const { testCase, warnings } = loadCall(ref, task.ingest);
+    const { metrics, turns } = scoreTestCase(testCase, { ...task.score, compat: task.ingest.compat ?? task.score.compat });
+    const record: ResultRecord = {
+      id: ref.id,
+      name: testCase.name ?? null,
+      source: { format: ref.format, path: ref.displayPath },
+      status: "ok",
+      error: null,
+      metrics,
+      turns,
+      elapsed_ms: 0,
+    };
+    if (warnings.length > 0) record.warnings = warnings;
+    record.elapsed_ms = Math.round((performance.now() - t0) * 1000) / 1000;
+    return record;
+  } catch (err) {
+    return errorRecord(ref, err, performance.now() - t0);
+  }
+}

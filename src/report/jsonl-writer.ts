@@ -1,0 +1,82 @@
+// Resumable results JSONL: one complete line per call, appended as calls finish; --resume reads back the ids already done.
+import { closeSync, existsSync, fstatSync, ftruncateSync, openSync, readSync, writeSync } from "node:fs";
+import { isResultRecord, type ResultRecord } from "../pool/record.js";
+
+/** Bytes read at a time when scanning an existing results file. */
+const SCAN_CHUNK = 1 << 20;
+
+/**
+ * Stream the complete records of an existing results file to `visit`. A trailing partial line (a
+ * run killed mid-write) is not a record; its start offset is returned so the caller can cut it.
+ */
+export function scanResults(path: string, visit: (record: ResultRecord) => void): { validEnd: number } {
+  const fd = openSync(path, "r");
+  try {
+    const size = fstatSync(fd).size;
+    const buf = Buffer.allocUnsafe(SCAN_CHUNK);
+    let carry = Buffer.alloc(0);
+    let offset = 0;
+    let lineStart = 0;
+    while (offset < size) {
+      const n = readSync(fd, buf, 0, SCAN_CHUNK, offset);
+      if (n === 0) break;
+      offset += n;
+      let data = Buffer.concat([carry, buf.subarray(0, n)]);
+      let nl: number;
+      while ((nl = data.indexOf(0x0a)) >= 0) {
+        const line = data.subarray(0, nl).toString("utf8").trim();
+        lineStart += nl + 1;
+        data = data.subarray(nl + 1);
+        if (!line) continue;
+        try {
+          const value = JSON.parse(line);
+          if (isResultRecord(value)) visit(value);
+        } catch {
+          continue;
+        }
+      }
+      carry = Buffer.from(data);
+    }
+    return { validEnd: lineStart };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Appends records to a file (or stdout), each as one `write` of a whole line. */
+export class ResultWriter {
+  private readonly fd: number;
+  private readonly owned: boolean;
+
+  private constructor(fd: number, owned: boolean) {
+    this.fd = fd;
+    this.owned = owned;
+  }
+
+  /**
+   * Open the results file. With `resume`, existing complete records are streamed to `visitExisting`
+   * (their ids are what the run skips) and a trailing partial line is cut; without it the file is
+   * truncated. `path` null writes to stdout.
+   */
+  static open(path: string | null, resume: boolean, visitExisting: (record: ResultRecord) => void = () => {}): ResultWriter {
+    if (path === null) return new ResultWriter(1, false);
+    if (resume && existsSync(path)) {
+      const { validEnd } = scanResults(path, visitExisting);
+      const fd = openSync(path, "r+");
+      ftruncateSync(fd, validEnd);
+      closeSync(fd);
+      return new ResultWriter(openSync(path, "a"), true);
+    }
+    return new ResultWriter(openSync(path, "w"), true);
+  }
+
+  write(record: ResultRecord): void {
+    const line = Buffer.from(JSON.stringify(record) + "\n", "utf8");
+    let done = 0;
+    while (done < line.length) done += writeSync(this.fd, line, done, line.length - done);
+  }
+
+  close(): void {
+    if (this.owned) closeSync(this.fd);
+  }
+}

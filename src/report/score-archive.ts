@@ -1,0 +1,84 @@
+// Scores a whole archive: discovery, the pool, the resumable JSONL, then the atomic summary and the CSV.
+import { resolve } from "node:path";
+import { discoverCalls } from "../ingest/index.js";
+import type { Discovery, IngestOptions } from "../ingest/types.js";
+import { VoxError } from "../model/errors.js";
+import { runCalls, type PoolOptions } from "../pool/pool.js";
+import type { ResultRecord } from "../pool/record.js";
+import type { ScoreOptions } from "../score.js";
+import { writeFileAtomic } from "./atomic.js";
+import { CsvWriter } from "./csv.js";
+import { ResultWriter } from "./jsonl-writer.js";
+import { SummaryAccumulator, type RunSummary } from "./summary.js";
+
+export interface ScoreArchiveOptions {
+  inputs: string[];
+  /** Results JSONL; null writes to stdout. */
+  out: string | null;
+  /** Summary JSON, written atomically at the end (and when interrupted). */
+  summary?: string | null;
+  /** CSV, one row per call and metric. */
+  csv?: string | null;
+  /** Skip calls whose id is already in `out`; append the rest. */
+  resume?: boolean;
+  ingest?: IngestOptions;
+  score?: ScoreOptions;
+  pool?: PoolOptions;
+  /** Called once discovery is done (before any scoring). */
+  onDiscovered?: (discovery: Discovery, alreadyDone: number) => void;
+  /** Called after each record is written. */
+  onRecord?: (record: ResultRecord) => void;
+}
+
+export interface ScoreArchiveResult {
+  summary: RunSummary;
+  /** Calls scored by this run (not counting resumed ones). */
+  scored: number;
+  /** Calls skipped because `--resume` found them in the output. */
+  resumed: number;
+  interrupted: boolean;
+  warnings: string[];
+}
+
+/** Score every call under the inputs; the archive is never held in memory, only running totals. */
+export async function scoreArchive(options: ScoreArchiveOptions): Promise<ScoreArchiveResult> {
+  const t0 = performance.now();
+  if (options.resume && !options.out) throw new VoxError("INVALID_OPTION", "--resume needs --out <file.jsonl> (results on stdout cannot be resumed)");
+  const outputs = [options.out, options.summary, options.csv].filter((p): p is string => Boolean(p)).map((p) => resolve(p));
+  const ingest = { ...options.ingest, exclude: [...(options.ingest?.exclude ?? []), ...outputs] };
+  const discovery = discoverCalls(options.inputs, ingest);
+
+  const totals = new SummaryAccumulator();
+  const csv = options.csv ? new CsvWriter(options.csv) : null;
+  const done = new Set<string>();
+  const account = (record: ResultRecord) => {
+    done.add(record.id);
+    totals.add(record);
+    csv?.add(record);
+  };
+  const writer = ResultWriter.open(options.out, options.resume ?? false, (record) => {
+    if (!done.has(record.id)) account(record);
+  });
+  const resumed = done.size;
+  const todo = discovery.calls.filter((c) => !done.has(c.id));
+  options.onDiscovered?.(discovery, discovery.calls.length - todo.length);
+
+  let scored = 0;
+  let interrupted = false;
+  let summary: RunSummary;
+  try {
+    ({ interrupted } = await runCalls(todo, { ingest, score: options.score ?? {} }, options.pool ?? {}, (record) => {
+      if (done.has(record.id)) return;
+      writer.write(record);
+      account(record);
+      scored++;
+      options.onRecord?.(record);
+    }));
+  } finally {
+    writer.close();
+    summary = totals.summary((performance.now() - t0) / 1000);
+    if (options.summary) writeFileAtomic(options.summary, JSON.stringify(summary, null, 2) + "\n");
+    csv?.finish();
+  }
+  return { summary, scored, resumed, interrupted, warnings: discovery.warnings };
+}

@@ -1,0 +1,22 @@
+// The human-readable summary table printed by `score --print-summary`.
+import type { RunSummary } from "./summary.js";
+
+const fmt = (x: number | null, digits = 3) => (x === null ? "-" : x.toFixed(digits));
+const pct = (x: number | null) => (x === null ? "-" : `${(x * 100).toFixed(1)}%`);
+
+/** Render the summary as an aligned text table (one row per metric). */
+export function formatSummaryTable(s: RunSummary): string {
+  const header = ["metric", "count", "mean", "p50", "p95", "pass", "skipped", "errors"];
+  const rows = Object.entries(s.metrics).map(([name, m]) => [name, String(m.count), fmt(m.mean), fmt(m.p50), fmt(m.p95), pct(m.pass_rate), String(m.skipped), String(m.errors)]);
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  ");
+  const rate = s.elapsed_s > 0 ? ` (${(s.calls / s.elapsed_s).toFixed(1)} calls/s)` : "";
+  return [
+    `${s.calls} call(s): ${s.ok} scored, ${s.errors} error(s) in ${s.elapsed_s.toFixed(1)} s${rate}`,
+    "",
+    line(header),
+    line(widths.map((w) => "-".repeat(w))),
+    ...rows.map(line),
+    "",
+  ].join("\n");
+}

@@ -1,0 +1,42 @@
+// Speaking rate from syllable nuclei on espeak-ng speech at five rates (acoustics.md §3.2), plus the peak parser.
+import { describe, expect, it } from "vitest";
+import { analyzeAcoustics } from "../../src/analysis/acoustics.js";
+import { countWords, findDipPeakDip } from "../../src/analysis/acoustics-syllables.js";
+import { callWav, DEFAULT_CALL, SENTENCES } from "./calls.js";
+import { ESPEAK, SOX } from "./tools.js";
+import { readWav } from "./wav.js";
+
+/** Syllables of SENTENCES counted by hand from the text (dictionary syllabification). */
+const KNOWN_SYLLABLES = 11 + 12 + 10 + 12 + 9 + 10 + 9 + 13 + 8 + 11;
+const RATES_WPM = [100, 160, 220, 280, 350];
+
+describe("dip-peak-dip parser", () => {
+  it("keeps peaks with a 2 dB dip on both sides only", () => {
+    const contour = [0, 5, 2.5, 10, 9, 12, 3, 4, 3.5, 8, 0];
+    expect(findDipPeakDip(contour, 2)).toEqual([1, 5, 9]);
+  });
+});
+
+describe("word counts", () => {
+  it("split on Python's whitespace set", () => {
+    expect(countWords("  one\u0085two\u00a0three\tfour  ")).toBe(4);
+    expect(countWords("")).toBe(0);
+  });
+});
+
+describe.skipIf(!(ESPEAK && SOX))("syllable nuclei on espeak-ng speech", () => {
+  if (!(ESPEAK && SOX)) console.warn("espeak-ng or sox missing: speaking-rate test skipped");
+  it.each([16000, 8000])("at %i Hz: rate rises monotonically and counts are within 15 %%", (sampleRate) => {
+    const perSecond: number[] = [];
+    for (const wpm of RATES_WPM) {
+      const audio = readWav(callWav({ ...DEFAULT_CALL, wpm }, sampleRate));
+      const durationS = audio.channels[0].length / sampleRate;
+      const r = analyzeAcoustics(audio.channels, sampleRate, {}, SENTENCES.join(" "));
+      const nuclei = Math.round(r.syllables_per_s! * durationS);
+      console.log(`${sampleRate} Hz ${wpm} wpm: ${nuclei}/${KNOWN_SYLLABLES} syllables, ${r.syllables_per_s!.toFixed(2)} syll/s, articulation ${r.articulation_rate!.toFixed(2)}, ${r.words_per_minute!.toFixed(0)} wpm`);
+      expect(Math.abs(nuclei - KNOWN_SYLLABLES) / KNOWN_SYLLABLES).toBeLessThanOrEqual(0.15);
+      perSecond.push(r.syllables_per_s!);
+    }
+    for (let i = 1; i < perSecond.length; i++) expect(perSecond[i]).toBeGreaterThan(perSecond[i - 1]);
+  }, 60000);
+});
