@@ -1,7 +1,8 @@
 // Measures one audio file for `voxmetrics analyze`: deepeval's parity set on the mono mix, the standards set on all channels.
+import { analyzeAcoustics, analyzeLoudness, type AcousticsOptions } from "./analysis/acoustics.js";
 import { analyzeParity } from "./analysis/parity.js";
 import type { ClipMeasurements } from "./analysis/types.js";
-import { DecodeError, decodeAudio, downmixTruncating } from "./audio/index.js";
+import { DecodeError, decodeAudio, downmixTruncating, toFloatPlanar } from "./audio/index.js";
 import type { CompatMode } from "./model/codec.js";
 
 export type MeasurementSet = "parity" | "loudness" | "standards" | "all";
@@ -13,6 +14,8 @@ export interface AnalyzeFileOptions {
   set?: MeasurementSet;
   /** Applies to the parity set. @defaultValue "voxmetrics" */
   compat?: CompatMode;
+  /** Standards-set options (acoustics.md defaults otherwise). */
+  acoustics?: Partial<AcousticsOptions>;
 }
 
 /** One line of `voxmetrics analyze --json` (interfaces.md). */
@@ -51,6 +54,13 @@ export function analyzeFile(bytes: Uint8Array, options: AnalyzeFileOptions): Ana
   };
   if (set === "parity" || set === "all") {
     result.measurements = analyzeParity(downmixTruncating(decoded.samples, decoded.channels), decoded.sampleRate);
+  }
+  if (set === "loudness" || set === "standards" || set === "all") {
+    const planar = toFloatPlanar(decoded);
+    const measure = (channels: Float32Array[]) =>
+      set === "loudness" ? analyzeLoudness(channels, decoded.sampleRate, options.acoustics) : analyzeAcoustics(channels, decoded.sampleRate, options.acoustics);
+    result.acoustics = measure(planar);
+    if (planar.length > 1) result.channels_acoustics = planar.map((c) => measure([c]));
   }
   return result;
 }

@@ -1,5 +1,7 @@
 // Scores one test case end to end: clips analysed once, the chosen metrics, per-turn measurements for the result record.
+import { analyzeAcoustics, type AcousticsBlock, type AcousticsOptions } from "./analysis/acoustics.js";
 import { CallAnalysis } from "./analysis/call.js";
+import { toFloatPlanar } from "./audio/convert.js";
 import type { ClipMeasurements } from "./analysis/types.js";
 import { createMetrics, type MetricResult } from "./metrics/index.js";
 import type { CompatMode } from "./model/codec.js";
@@ -14,8 +16,8 @@ export interface ScoreOptions {
   strict?: boolean;
   /** Audio acceptance. @defaultValue "voxmetrics" */
   compat?: CompatMode;
-  /** Also compute the standards set per clip (the `acoustics` block). @defaultValue false */
-  acoustics?: boolean;
+  /** Also compute the standards set per clip (the `acoustics` block); options tune it. @defaultValue false */
+  acoustics?: boolean | Partial<AcousticsOptions>;
 }
 
 /** One turn with audio in the result record (interfaces.md). */
@@ -25,7 +27,7 @@ export interface TurnRecord {
   start_time: number | null;
   duration: number | null;
   measurements: ClipMeasurements & { detail?: string };
-  acoustics?: unknown;
+  acoustics?: AcousticsBlock;
 }
 
 /** The `metrics` and `turns` parts of a result record. */
@@ -40,7 +42,13 @@ export function scoreTestCase(testCase: ConversationalTestCase, options: ScoreOp
     threshold: options.threshold === undefined ? 0.5 : options.threshold,
     strict_mode: options.strict ?? false,
   });
-  const ctx = new CallAnalysis(testCase, { compat: options.compat });
+  const acousticsOptions = options.acoustics === true ? {} : options.acoustics || undefined;
+  const ctx = new CallAnalysis(testCase, {
+    compat: options.compat,
+    extra: acousticsOptions
+      ? (decoded, turn) => analyzeAcoustics(toFloatPlanar(decoded), decoded.sampleRate, acousticsOptions, turn.content)
+      : undefined,
+  });
   const results: Record<string, MetricResult> = {};
   for (const metric of metrics) {
     metric.measure(testCase, ctx);
@@ -58,7 +66,7 @@ export function scoreTestCase(testCase: ConversationalTestCase, options: ScoreOp
       duration: clip.timelineDuration,
       measurements,
     };
-    if (clip.extra !== undefined) record.acoustics = clip.extra;
+    if (clip.extra !== undefined) record.acoustics = clip.extra as AcousticsBlock;
     turns.push(record);
   });
   return { metrics: results, turns };

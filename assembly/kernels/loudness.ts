@@ -7,6 +7,8 @@
 // the 400 ms gating-block energy and the 3 s short-term energy; gating and LRA are done by the host
 // over those emissions, so a two-hour programme needs no PCM history.
 
+import { cascadeFilter, sumSquares } from "./iir";
+
 /** Status: success. */
 const OK: i32 = 0;
 /** Status: an argument is out of range. */
@@ -18,10 +20,9 @@ const SHORT_TERM_SUBBLOCKS: i32 = 300;
 const HOP_SUBBLOCKS: i32 = 10;
 /** Marker for "window not yet full" in energies read by the host. */
 const UNDEFINED_ENERGY: f64 = -1.0;
-/** Filter states below this are flushed to zero: decaying f64 denormals are very slow. */
-const DENORMAL_FLOOR: f64 = 1e-30;
 
-// Header slots (f64 index).
+// Header slots (f64 index). The coefficients and each channel's 4 filter states are laid out as
+// cascadeFilter reads them.
 const H_RATE: i32 = 0;
 const H_CHANNELS: i32 = 1;
 const H_COEF: i32 = 2; // 10 slots: stage 1 b0 b1 b2 a1 a2, stage 2 b0 b1 b2 a1 a2
@@ -112,36 +113,6 @@ export function loudnessCoefficient(state: usize, index: i32): f64 {
   return <i32>((index + 1) * rate / SUBBLOCKS_PER_SECOND - index * rate / SUBBLOCKS_PER_SECOND);
 }
 
-/** K-weight `count` samples of one channel in place of its filter state; returns Σ y². */
-function filterSegment(state: usize, channelSlot: i32, input: usize, count: i32): f64 {
-  const b0 = slot(state, H_COEF + 0), b1 = slot(state, H_COEF + 1), b2 = slot(state, H_COEF + 2);
-  const a1 = slot(state, H_COEF + 3), a2 = slot(state, H_COEF + 4);
-  const c1 = slot(state, H_COEF + 8), c2 = slot(state, H_COEF + 9);
-  let s1 = slot(state, channelSlot + 1), s2 = slot(state, channelSlot + 2);
-  let t1 = slot(state, channelSlot + 3), t2 = slot(state, channelSlot + 4);
-  let sum: f64 = 0.0;
-  // Transposed direct form II; stage 2 is (1, −2, 1) so its numerator needs no multiplies.
-  for (let i = 0; i < count; i++) {
-    const x = <f64>load<f32>(input + (<usize>i << 2));
-    const y = b0 * x + s1;
-    s1 = b1 * x - a1 * y + s2;
-    s2 = b2 * x - a2 * y;
-    const z = y + t1;
-    t1 = -2.0 * y - c1 * z + t2;
-    t2 = y - c2 * z;
-    sum += z * z;
-  }
-  if (Math.abs(s1) < DENORMAL_FLOOR) s1 = 0.0;
-  if (Math.abs(s2) < DENORMAL_FLOOR) s2 = 0.0;
-  if (Math.abs(t1) < DENORMAL_FLOOR) t1 = 0.0;
-  if (Math.abs(t2) < DENORMAL_FLOOR) t2 = 0.0;
-  setSlot(state, channelSlot + 1, s1);
-  setSlot(state, channelSlot + 2, s2);
-  setSlot(state, channelSlot + 3, t1);
-  setSlot(state, channelSlot + 4, t2);
-  return sum;
-}
-
 /** Mean weighted energy of the last `count` completed sub-blocks (the caller checks that they exist). */
 function windowEnergy(state: usize, completed: i64, count: i32): f64 {
   let energy: f64 = 0.0;
@@ -154,30 +125,61 @@ function windowEnergy(state: usize, completed: i64, count: i32): f64 {
   return energy / samples;
 }
 
+/** Bytes of scratch loudnessAddFrames needs for chunks of up to `frames` frames. */
+export function loudnessScratchSize(frames: i32, sampleRate: i32): i32 {
+  if (frames < 0 || sampleRate < 1000) return 0;
+  return (frames + frames / (sampleRate / 100) + 4) << 3;
+}
+
 /**
  * Add `frames` planar float frames: channel c starts at `input + 4·c·channelStride`. Every 100 ms
  * boundary once 400 ms exist writes two f64 to `out`: the 400 ms gating-block energy Σ G_i·z_i and
- * the 3 s short-term energy (−1 before 3 s). `out` must hold 2·(frames/(fs/10) + 2) f64.
- * Returns the number of pairs written, or a negative status.
+ * the 3 s short-term energy (−1 before 3 s). `out` must hold 2·(frames/(fs/10) + 2) f64 and
+ * `scratch` loudnessScratchSize(frames) bytes (16-byte aligned). Returns the pairs written or a
+ * negative status.
  */
-export function loudnessAddFrames(state: usize, input: usize, frames: i32, channelStride: i32, out: usize): i32 {
+export function loudnessAddFrames(state: usize, input: usize, frames: i32, channelStride: i32, out: usize, scratch: usize): i32 {
   const channels = <i32>slot(state, H_CHANNELS);
-  if (frames < 0 || (channels > 1 && channelStride < frames)) return BAD_ARGUMENT;
+  if (frames < 0 || (channels > 1 && channelStride < frames) || (scratch & 15) != 0) return BAD_ARGUMENT;
   const rate = <i64>slot(state, H_RATE);
-  let completed = <i64>slot(state, H_SUBBLOCKS);
-  let position = <i32>slot(state, H_POSITION);
+  const completedAtStart = <i64>slot(state, H_SUBBLOCKS);
+  const positionAtStart = <i32>slot(state, H_POSITION);
+  const y = scratch;
+  const segments = scratch + (<usize>frames << 3);
+  const warmup = <i32>(rate / 4);
+
+  // Pass 1: K-weight each channel into y, then add G_i·Σy² of every sub-block segment of the chunk.
+  let segmentCount = 0;
+  for (let c = 0; c < channels; c++) {
+    const channelSlot = CHANNELS_START + c * CHANNEL_SLOTS;
+    const weight = slot(state, channelSlot);
+    cascadeFilter(input + ((<usize>c * <usize>channelStride) << 2), frames, state + (<usize>H_COEF << 3),
+      state + (<usize>(channelSlot + 1) << 3), warmup, y);
+    let completed = completedAtStart, position = positionAtStart, done = 0, segment = 0;
+    while (done < frames) {
+      const length = subblockLength(rate, completed);
+      const take = min(length - position, frames - done);
+      const energy = weight * sumSquares(y + (<usize>done << 3), take);
+      const at = segments + (<usize>segment << 3);
+      store<f64>(at, c == 0 ? energy : load<f64>(at) + energy);
+      position += take;
+      done += take;
+      segment++;
+      if (position == length) { completed++; position = 0; }
+    }
+    segmentCount = segment;
+  }
+
+  // Pass 2: complete sub-blocks, update the windows and emit every 100 ms.
+  let completed = completedAtStart;
+  let position = positionAtStart;
   let accumulator = slot(state, H_ACCUMULATOR);
   let emitted = 0;
   let done = 0;
-  while (done < frames) {
+  for (let segment = 0; segment < segmentCount; segment++) {
     const length = subblockLength(rate, completed);
     const take = min(length - position, frames - done);
-    for (let c = 0; c < channels; c++) {
-      const channelSlot = CHANNELS_START + c * CHANNEL_SLOTS;
-      const weight = slot(state, channelSlot);
-      const sum = filterSegment(state, channelSlot, input + ((<usize>c * <usize>channelStride + <usize>done) << 2), take);
-      accumulator += weight * sum;
-    }
+    accumulator += load<f64>(segments + (<usize>segment << 3));
     position += take;
     done += take;
     if (position < length) break;
@@ -228,9 +230,4 @@ export function loudnessMomentaryMaxEnergy(state: usize): f64 {
 /** Largest 3 s energy on the 10 ms grid so far (−1 before 3 s). */
 export function loudnessShortTermMaxEnergy(state: usize): f64 {
   return slot(state, H_SHORT_TERM_MAX);
-}
-
-/** Number of completed 10 ms sub-blocks. */
-export function loudnessSubblocks(state: usize): f64 {
-  return slot(state, H_SUBBLOCKS);
 }

@@ -5,36 +5,52 @@
 // frames whose start samples the host lists (only frames inside speech), writing the period in
 // samples (with parabolic interpolation) and the aperiodicity d′(τ*).
 
-const BAD_ARGUMENT: i32 = -1;
-const DENORMAL_FLOOR: f64 = 1e-30;
+import { cascadeFilter } from "./iir";
 
-/** 4th-order Butterworth low pass (two bilinear biquads) at `cutoffHz`, then keep every `factor`-th sample. */
-export function yinDecimate(input: usize, n: i32, sampleRate: i32, cutoffHz: f64, factor: i32, out: usize): i32 {
-  if (n < 0 || factor < 1 || sampleRate < 1000 || !(cutoffHz > 0) || cutoffHz >= 0.5 * <f64>sampleRate) return BAD_ARGUMENT;
+const BAD_ARGUMENT: i32 = -1;
+
+/** Samples filtered per block; the split-block warm-up (0.05 s) is small against it. */
+const BLOCK: i32 = 1 << 17;
+const SCRATCH_HEADER: usize = 16 << 3; // 10 coefficients, 4 states, padding to 16-byte alignment
+
+/** Bytes of scratch yinDecimate needs. */
+export function yinDecimateScratchSize(): i32 {
+  return <i32>SCRATCH_HEADER + (BLOCK << 3);
+}
+
+/**
+ * 4th-order Butterworth low pass (two bilinear biquads) at `cutoffHz`, then keep every `factor`-th
+ * sample into `out` (f32); `scratch` holds yinDecimateScratchSize() bytes, 16-byte aligned.
+ * Returns the samples written, ceil(n / factor), or a negative status.
+ */
+export function yinDecimate(input: usize, n: i32, sampleRate: i32, cutoffHz: f64, factor: i32, scratch: usize, out: usize): i32 {
+  if (n < 0 || factor < 1 || sampleRate < 1000 || !(cutoffHz > 0) || cutoffHz >= 0.5 * <f64>sampleRate || (scratch & 15) != 0) return BAD_ARGUMENT;
+  const coef = scratch;
+  const state = scratch + 80;
+  const y = scratch + SCRATCH_HEADER;
   const k = Math.tan(Math.PI * cutoffHz / <f64>sampleRate);
   // Butterworth pole-pair quality factors for order 4: 1/(2·cos(π/8)) and 1/(2·cos(3π/8)).
-  const q1 = 0.5411961001461969, q2 = 1.3065629648763766;
-  const n1 = 1.0 / (1.0 + k / q1 + k * k), n2 = 1.0 / (1.0 + k / q2 + k * k);
-  const g1 = k * k * n1, g2 = k * k * n2;
-  const a11 = 2.0 * (k * k - 1.0) * n1, a12 = (1.0 - k / q1 + k * k) * n1;
-  const a21 = 2.0 * (k * k - 1.0) * n2, a22 = (1.0 - k / q2 + k * k) * n2;
-  let s1: f64 = 0, s2: f64 = 0, t1: f64 = 0, t2: f64 = 0;
+  const qs0: f64 = 0.5411961001461969, qs1: f64 = 1.3065629648763766;
+  for (let stage = 0; stage < 2; stage++) {
+    const q = stage == 0 ? qs0 : qs1;
+    const norm = 1.0 / (1.0 + k / q + k * k);
+    const base = coef + (<usize>(stage * 5) << 3);
+    store<f64>(base, k * k * norm);
+    store<f64>(base, 2.0 * k * k * norm, 8);
+    store<f64>(base, k * k * norm, 16);
+    store<f64>(base, 2.0 * (k * k - 1.0) * norm, 24);
+    store<f64>(base, (1.0 - k / q + k * k) * norm, 32);
+  }
+  memory.fill(state, 0, 32);
+  const warmup = sampleRate / 20;
   let written = 0;
-  for (let i = 0; i < n; i++) {
-    const x = <f64>load<f32>(input + (<usize>i << 2));
-    const y = g1 * x + s1;
-    s1 = 2.0 * g1 * x - a11 * y + s2;
-    s2 = g1 * x - a12 * y;
-    const z = g2 * y + t1;
-    t1 = 2.0 * g2 * y - a21 * z + t2;
-    t2 = g2 * y - a22 * z;
-    if (i % factor == 0) {
-      store<f32>(out + (<usize>written << 2), <f32>z);
+  for (let blockStart = 0; blockStart < n; blockStart += BLOCK) {
+    const length = min(BLOCK, n - blockStart);
+    cascadeFilter(input + (<usize>blockStart << 2), length, coef, state, warmup, y);
+    // First index in this block that is a multiple of `factor` overall.
+    for (let i = (factor - blockStart % factor) % factor; i < length; i += factor) {
+      store<f32>(out + (<usize>written << 2), <f32>load<f64>(y + (<usize>i << 3)));
       written++;
-      if (Math.abs(s1) < DENORMAL_FLOOR) s1 = 0;
-      if (Math.abs(s2) < DENORMAL_FLOOR) s2 = 0;
-      if (Math.abs(t1) < DENORMAL_FLOOR) t1 = 0;
-      if (Math.abs(t2) < DENORMAL_FLOOR) t2 = 0;
     }
   }
   return written;

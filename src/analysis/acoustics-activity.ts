@@ -33,6 +33,36 @@ export function percentileSorted(sorted: ArrayLike<number>, p: number): number |
   return sorted[lo] + (r - lo) * (sorted[hi] - sorted[lo]);
 }
 
+/**
+ * Linearly interpolated percentile of values[from, to) without sorting: quickselect (Hoare) in a
+ * reusable buffer, O(n) per call. The noise floor asks this once per second of audio.
+ */
+export function selectPercentile(values: ArrayLike<number>, from: number, to: number, p: number, buffer: Float64Array): number {
+  const n = to - from;
+  for (let i = 0; i < n; i++) buffer[i] = values[from + i];
+  const r = ((n - 1) * p) / 100;
+  const k = Math.floor(r);
+  let lo = 0, hi = n - 1;
+  while (lo < hi) {
+    const pivot = buffer[(lo + hi) >> 1];
+    let i = lo, j = hi;
+    while (i <= j) {
+      while (buffer[i] < pivot) i++;
+      while (buffer[j] > pivot) j--;
+      if (i <= j) { const t = buffer[i]; buffer[i] = buffer[j]; buffer[j] = t; i++; j--; }
+    }
+    if (k <= j) hi = j;
+    else if (k >= i) lo = i;
+    else break;
+  }
+  const low = buffer[k];
+  if (r === k) return low;
+  // The next order statistic is the smallest value above position k.
+  let high = Infinity;
+  for (let i = k + 1; i < n; i++) if (buffer[i] < high) high = buffer[i];
+  return low + (r - k) * (high - low);
+}
+
 /** Speech segments [start_s, end_s] from frame levels (dBFS), §2.3. */
 export function detectSpeechSegments(levels: Float32Array, params: ActivityParameters): Segment[] {
   const n = levels.length;
@@ -41,34 +71,44 @@ export function detectSpeechSegments(levels: Float32Array, params: ActivityParam
   const halfWindow = Math.round(params.noiseWindowS / ACTIVITY_HOP_S / 2);
   const anchors = Math.floor((n - 1) / NOISE_FLOOR_STEP_FRAMES) + 1;
   const noiseFloor = new Float64Array(anchors);
+  const buffer = new Float64Array(Math.min(n, 2 * halfWindow));
   for (let a = 0; a < anchors; a++) {
     const centre = a * NOISE_FLOOR_STEP_FRAMES;
     // A centred window of noiseWindowS, shifted inside the clip (the whole clip when shorter).
     let from = Math.max(0, centre - halfWindow);
     const to = Math.min(n, from + 2 * halfWindow);
     from = Math.max(0, to - 2 * halfWindow);
-    noiseFloor[a] = percentileSorted(levels.slice(from, to).sort(), params.noisePercentile)!;
+    noiseFloor[a] = selectPercentile(levels, from, to, params.noisePercentile, buffer);
   }
   const hangoverFrames = Math.round(params.hangoverS / ACTIVITY_HOP_S);
+  const enterAt = (i: number) => Math.max(noiseFloor[Math.round(i / NOISE_FLOOR_STEP_FRAMES)] + params.enterAboveNoiseDb, peak - params.enterBelowPeakDb);
   const raw: Segment[] = [];
-  let inSpeech = false, start = 0, lastActive = 0;
+  let inSpeech = false, start = 0, lastActive = 0, previousEnd = 0;
   for (let i = 0; i < n; i++) {
-    const enter = Math.max(noiseFloor[Math.round(i / NOISE_FLOOR_STEP_FRAMES)] + params.enterAboveNoiseDb, peak - params.enterBelowPeakDb);
+    const enter = enterAt(i);
     const stay = enter - params.stayBelowEnterDb;
     if (!inSpeech) {
-      if (levels[i] > enter) { inSpeech = true; start = i; lastActive = i; }
+      if (levels[i] > enter) {
+        // Hysteresis both ways: the onset moves back over frames still above T_off (where ends are
+        // placed too), so a weak initial consonant does not start the segment late.
+        start = i;
+        while (start > previousEnd && levels[start - 1] > enterAt(start - 1) - params.stayBelowEnterDb) start--;
+        inSpeech = true;
+        lastActive = i;
+      }
     } else if (levels[i] > stay) {
       lastActive = i;
     } else if (i - lastActive > hangoverFrames) {
       raw.push([start * ACTIVITY_HOP_S, lastActive * ACTIVITY_HOP_S + ACTIVITY_WINDOW_S]);
       inSpeech = false;
+      previousEnd = lastActive + 1;
     }
   }
   if (inSpeech) raw.push([start * ACTIVITY_HOP_S, lastActive * ACTIVITY_HOP_S + ACTIVITY_WINDOW_S]);
   return dropShortSegments(mergeSegments(raw, params.minGapS), params.minSpeechS);
 }
 
-/** Merge segments separated by gaps shorter than `minGapS`. */
+/** Merge segments separated by gaps shorter than `minGapS` (returns new segments). */
 export function mergeSegments(segments: Segment[], minGapS: number): Segment[] {
   const out: Segment[] = [];
   for (const [s, e] of segments) {

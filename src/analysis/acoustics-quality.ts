@@ -1,4 +1,7 @@
 // Signal quality: WADA-SNR, DC offset, clipping runs and the effective-bandwidth class (acoustics.md §4, §5.1, §5.3).
+//
+// WADA-SNR runs on the whole clip: a clip is speech plus its pauses, which is what the statistic
+// needs. Clean synthetic speech with digitally silent pauses saturates at the table's +100 dB.
 import type { ChannelKernels, SignalStats } from "../dsp/acoustics-kernels.js";
 import { WADA_SNR_MIN_DB, WADA_TABLE } from "../dsp/wada-table.js";
 import { percentileSorted, type Segment } from "./acoustics-activity.js";

@@ -59,7 +59,7 @@ export interface SyllableResult {
 
 /** Count syllable nuclei of one channel; `speech` are the VAD segments of the same channel. */
 export function countSyllableNuclei(ch: ChannelKernels, speech: Segment[], p: SyllableParameters): SyllableResult {
-  const sounding = mergeSegments(speech.map(([s, e]) => [s, e] as Segment), p.minPauseS);
+  const sounding = mergeSegments(speech, p.minPauseS);
   const phonationTimeS = totalDuration(sounding);
   const fs = ch.sampleRate;
   const windowLength = Math.round((WINDOW_PERIODS / p.intensityPitchFloorHz) * fs);

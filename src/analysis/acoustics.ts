@@ -6,7 +6,7 @@
 // combined with measureOverlap; the library never mixes parties on its own for those.
 import { ChannelKernels } from "../dsp/acoustics-kernels.js";
 import { defaultChannelWeights, LoudnessMeter, type LoudnessMeasurement } from "../dsp/loudness.js";
-import { computePauseStats, detectSpeechSegments, totalDuration, type PauseStats, type Segment } from "./acoustics-activity.js";
+import { computePauseStats, detectSpeechSegments, totalDuration, type ActivityParameters, type PauseStats, type Segment } from "./acoustics-activity.js";
 import { trackPitch, summarizePitch, NULL_PITCH, type PitchStats } from "./acoustics-pitch.js";
 import { classifyBandwidth, measureBandEdgeHz, wadaSnrDb, type BandwidthClass } from "./acoustics-quality.js";
 import { countSyllableNuclei, countWords } from "./acoustics-syllables.js";
@@ -157,12 +157,12 @@ export interface AcousticsOptions {
    * Shortest clipping run (samples) counted as an event above 8 kHz.
    * @defaultValue 3
    */
-  clipMinRun: number;
+  clipMinRunSamples: number;
   /**
    * Shortest clipping run (samples) at 8 kHz and below.
    * @defaultValue 2
    */
-  clipMinRunNarrowband: number;
+  clipMinRunNarrowbandSamples: number;
   /**
    * Bandwidth: the band edge is the highest frequency within this of the 300–3000 Hz median level (dB).
    * @defaultValue 35
@@ -199,8 +199,8 @@ export const DEFAULT_ACOUSTICS_OPTIONS: Readonly<AcousticsOptions> = Object.free
   pitchThreshold: 0.1,
   pitchVoicedMaxAperiodicity: 0.2,
   clipLevelDbfs: -0.45,
-  clipMinRun: 3,
-  clipMinRunNarrowband: 2,
+  clipMinRunSamples: 3,
+  clipMinRunNarrowbandSamples: 2,
   bandwidthFloorDb: 35,
 } satisfies AcousticsOptions);
 
@@ -230,8 +230,8 @@ const RANGES: Partial<Record<keyof AcousticsOptions, [number, number]>> = {
   pitchThreshold: [0, 1],
   pitchVoicedMaxAperiodicity: [0, 1],
   clipLevelDbfs: [-60, 0],
-  clipMinRun: [1, 1000],
-  clipMinRunNarrowband: [1, 1000],
+  clipMinRunSamples: [1, 1000],
+  clipMinRunNarrowbandSamples: [1, 1000],
   bandwidthFloorDb: [5, 80],
 };
 
@@ -305,7 +305,11 @@ function toLoudnessBlock(m: LoudnessMeasurement): LoudnessBlock {
   };
 }
 
-/** A streaming BS.1770-5 meter for `channels` planar channels at `sampleRate` Hz (integer). */
+/**
+ * A streaming BS.1770-5 meter for `channels` planar channels at `sampleRate` Hz (integer). Each
+ * addFrames / result call uses the WebAssembly arena briefly (its own state is kept outside), so
+ * calls must not interleave with another open arena scope on the same thread.
+ */
 export function createLoudnessMeter(channels: number, sampleRate: number, options: Partial<AcousticsOptions> = {}): AcousticsLoudnessMeter {
   const o = resolveAcousticsOptions(options);
   const meter = new LoudnessMeter(channels, sampleRate, {
@@ -345,7 +349,34 @@ function mixdown(channels: readonly Float32Array[], mode: AcousticsOptions["mixd
   return out;
 }
 
+/** The speech-activity parameters of resolved options (also used to cut dual-channel recordings into turns). */
+export function activityParameters(o: AcousticsOptions = DEFAULT_ACOUSTICS_OPTIONS): ActivityParameters {
+  return {
+    peakPercentile: o.vadPeakPercentile,
+    noisePercentile: o.vadNoisePercentile,
+    noiseWindowS: o.vadNoiseWindowS,
+    enterAboveNoiseDb: o.vadEnterAboveNoiseDb,
+    enterBelowPeakDb: o.vadEnterBelowPeakDb,
+    stayBelowEnterDb: o.vadStayBelowEnterDb,
+    hangoverS: o.vadHangoverS,
+    minGapS: o.vadMinGapS,
+    minSpeechS: o.vadMinSpeechS,
+  };
+}
+
 const round6 = (v: number) => Math.round(v * 1e6) / 1e6;
+
+function measurePitch(ch: ChannelKernels, speech: Segment[], o: AcousticsOptions): PitchStats {
+  const track = trackPitch(ch, speech, {
+    minHz: o.pitchMinHz,
+    maxHz: o.pitchMaxHz,
+    windowS: o.pitchWindowS,
+    hopS: o.pitchHopS,
+    threshold: o.pitchThreshold,
+    voicedMaxAperiodicity: o.pitchVoicedMaxAperiodicity,
+  });
+  return summarizePitch(track.f0Hz, track.speechFrames);
+}
 
 /**
  * The whole standards set of one clip: planar float channels in [−1, 1) at an integer `sampleRate`.
@@ -365,17 +396,7 @@ export function analyzeAcoustics(
   const durationS = n / sampleRate;
   const ch = new ChannelKernels(signal, sampleRate);
   try {
-    const speech = detectSpeechSegments(ch.activityLevels(), {
-      peakPercentile: o.vadPeakPercentile,
-      noisePercentile: o.vadNoisePercentile,
-      noiseWindowS: o.vadNoiseWindowS,
-      enterAboveNoiseDb: o.vadEnterAboveNoiseDb,
-      enterBelowPeakDb: o.vadEnterBelowPeakDb,
-      stayBelowEnterDb: o.vadStayBelowEnterDb,
-      hangoverS: o.vadHangoverS,
-      minGapS: o.vadMinGapS,
-      minSpeechS: o.vadMinSpeechS,
-    }).map(([s, e]) => [round6(s), round6(Math.min(e, durationS))] as Segment);
+    const speech = detectSpeechSegments(ch.activityLevels(), activityParameters(o)).map(([s, e]) => [round6(s), round6(Math.min(e, durationS))] as Segment);
     const syllables = countSyllableNuclei(ch, speech, {
       intensityPitchFloorHz: o.syllableIntensityFloorHz,
       thresholdBelowPeakDb: o.syllableThresholdBelowPeakDb,
@@ -387,21 +408,9 @@ export function analyzeAcoustics(
     });
     const words = transcript === undefined ? 0 : countWords(transcript);
     const clipLevel = Math.pow(10, o.clipLevelDbfs / 20);
-    const stats = ch.stats(clipLevel, sampleRate <= 8000 ? o.clipMinRunNarrowband : o.clipMinRun);
+    const stats = ch.stats(clipLevel, sampleRate <= 8000 ? o.clipMinRunNarrowbandSamples : o.clipMinRunSamples);
     const edge = measureBandEdgeHz(ch, speech, o.bandwidthFloorDb);
-    const pitch = speech.length
-      ? (() => {
-          const track = trackPitch(ch, speech, {
-            minHz: o.pitchMinHz,
-            maxHz: o.pitchMaxHz,
-            windowS: o.pitchWindowS,
-            hopS: o.pitchHopS,
-            threshold: o.pitchThreshold,
-            voicedMaxAperiodicity: o.pitchVoicedMaxAperiodicity,
-          });
-          return summarizePitch(track.f0Hz, track.speechFrames);
-        })()
-      : { ...NULL_PITCH };
+    const pitch = speech.length ? measurePitch(ch, speech, o) : { ...NULL_PITCH };
     const phonation = syllables.phonationTimeS;
     return {
       ...loudness,

@@ -2,6 +2,8 @@
 import { readFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
 import { registerAnalyzeCommand } from "./analyze.js";
+import { registerScoreCommand } from "./score.js";
+import { registerTimelineCommand } from "./timeline.js";
 
 function packageVersion(): string {
   const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
@@ -20,7 +22,9 @@ export function buildProgram(): Command {
     .version(packageVersion())
     .showHelpAfterError("(run with --help for usage)")
     .exitOverride();
+  registerScoreCommand(program);
   registerAnalyzeCommand(program);
+  registerTimelineCommand(program);
   return program;
 }
 

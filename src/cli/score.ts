@@ -2,10 +2,9 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { Command, InvalidArgumentError, Option } from "commander";
-import { INPUT_FORMATS, type AgentChannel, type InputFormat } from "../ingest/index.js";
+import { INPUT_FORMATS, formatSummaryTable, scoreArchive, type AgentChannel, type InputFormat, type RunSummary } from "../index.js";
 import type { CompatMode } from "../index.js";
 import { defaultWorkerCount } from "../pool/index.js";
-import { formatSummaryTable, scoreArchive, type RunSummary } from "../report/index.js";
 
 interface ScoreFlags {
   out?: string;

@@ -1,6 +1,6 @@
 // `voxmetrics timeline <input>`: a call's reconstructed timeline, its transitions and response latencies.
 import { Command, Option } from "commander";
-import { discoverCalls, INPUT_FORMATS, loadCall, type AgentChannel, type InputFormat } from "../ingest/index.js";
+import { discoverCalls, INPUT_FORMATS, loadCall, type AgentChannel, type InputFormat } from "../index.js";
 import { buildTimeline, CallAnalysis, findTransitions, latencySummaryMs, responseLatenciesMs, type CompatMode } from "../index.js";
 
 interface TimelineFlags {

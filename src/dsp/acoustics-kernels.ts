@@ -7,11 +7,13 @@ import { Arena, type KernelExports } from "./wasm.js";
 
 interface AcousticsKernels extends KernelExports {
   activityFrameCount(n: number, sampleRate: number): number;
-  activityLevels(input: number, n: number, sampleRate: number, out: number): number;
+  activityScratchSize(): number;
+  activityLevels(input: number, n: number, sampleRate: number, scratch: number, out: number): number;
   syllableKaiserWindow(window: number, length: number, beta: number): number;
   syllableFrameCount(n: number, length: number, step: number): number;
   syllableIntensity(input: number, n: number, window: number, length: number, step: number, out: number): number;
-  yinDecimate(input: number, n: number, sampleRate: number, cutoffHz: number, factor: number, out: number): number;
+  yinDecimateScratchSize(): number;
+  yinDecimate(input: number, n: number, sampleRate: number, cutoffHz: number, factor: number, scratch: number, out: number): number;
   yinFrames(input: number, n: number, starts: number, count: number, window: number, tauMin: number, tauMax: number,
     threshold: number, scratch: number, outPeriod: number, outAperiodicity: number): number;
   signalStats(input: number, n: number, clipLevel: number, minRun: number, out: number): number;
@@ -59,8 +61,9 @@ export class ChannelKernels {
   /** 20 ms / 10 ms band-passed frame levels (dBFS), acoustics.md §2.3. */
   activityLevels(): Float32Array {
     const frames = this.k.activityFrameCount(this.length, this.sampleRate);
+    const scratch = this.arena.alloc(this.k.activityScratchSize());
     const out = this.arena.allocF32(frames);
-    check(this.k.activityLevels(this.input, this.length, this.sampleRate, out), "activityLevels");
+    check(this.k.activityLevels(this.input, this.length, this.sampleRate, scratch, out), "activityLevels");
     return this.arena.f32(out, frames).slice();
   }
 
@@ -78,8 +81,9 @@ export class ChannelKernels {
   decimateForPitch(cutoffHz: number, factor: number): number {
     if (!this.decimated || this.decimated.factor !== factor || this.decimated.cutoffHz !== cutoffHz) {
       const capacity = Math.ceil(this.length / factor);
+      const scratch = this.arena.alloc(this.k.yinDecimateScratchSize());
       const ptr = this.arena.allocF32(capacity);
-      const length = check(this.k.yinDecimate(this.input, this.length, this.sampleRate, cutoffHz, factor, ptr), "yinDecimate");
+      const length = check(this.k.yinDecimate(this.input, this.length, this.sampleRate, cutoffHz, factor, scratch, ptr), "yinDecimate");
       this.decimated = { ptr, length, rate: this.sampleRate / factor, factor, cutoffHz };
     }
     return this.decimated.rate;

@@ -99,8 +99,9 @@ const PARTIAL_MIN_DISTINCT = 2000;
  * offsets (F2.4). Clips that match the residual exactly are placed and subtracted ("peeled") one by
  * one; a clip overlapped by another is placed on its non-overlapped part when that part matches
  * exactly at one offset, which usually frees its partner for an exact match. Saturated mix samples
- * match anything (the clamp destroyed them). Returns sample offsets, null where no exact, unique
- * placement exists (null clips are skipped).
+ * match anything (the clamp destroyed them). Identical clips (the same audio in k turn files) that
+ * match at exactly k offsets are placed in turn order, since turn numbers grow with time. Returns
+ * sample offsets, null where no exact, unique placement exists (null clips are skipped).
  */
 export function locateClipsInMix(mix: Int16Array, clips: Array<Int16Array | null>): Array<number | null> {
   const residual = Int32Array.from(mix);
@@ -108,6 +109,7 @@ export function locateClipsInMix(mix: Int16Array, clips: Array<Int16Array | null
   for (let i = 0; i < mix.length; i++) if (mix[i] === 32767 || mix[i] === -32768) wild[i] = 1;
   const offsets: Array<number | null> = clips.map(() => null);
   const pending = new Set(clips.flatMap((c, i) => (c && c.length > 0 && c.length <= mix.length ? [i] : [])));
+  const twinsOf = (i: number) => [...pending].filter((j) => sameSamples(clips[i] as Int16Array, clips[j] as Int16Array));
 
   const place = (i: number, o: number) => {
     const clip = clips[i] as Int16Array;
@@ -119,11 +121,13 @@ export function locateClipsInMix(mix: Int16Array, clips: Array<Int16Array | null
   for (;;) {
     let progress = false;
     for (const i of [...pending]) {
-      const o = findFullMatch(residual, wild, clips[i] as Int16Array);
-      if (o !== null) {
-        place(i, o);
-        progress = true;
-      }
+      if (!pending.has(i)) continue;
+      const hits = findFullMatches(residual, wild, clips[i] as Int16Array);
+      if (hits.length === 0) continue;
+      const twins = hits.length === 1 ? [i] : twinsOf(i);
+      if (twins.length !== hits.length) continue;
+      twins.forEach((j, k) => place(j, hits[k]));
+      progress = true;
     }
     if (progress) continue;
     for (const i of [...pending]) {
@@ -136,6 +140,13 @@ export function locateClipsInMix(mix: Int16Array, clips: Array<Int16Array | null
     }
     if (!progress) return offsets;
   }
+}
+
+function sameSamples(a: Int16Array, b: Int16Array): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let k = 0; k < a.length; k++) if (a[k] !== b[k]) return false;
+  return true;
 }
 
 /** Start positions of distinctive anchor windows in a clip, at most `count`, spread over its length. */
@@ -181,15 +192,14 @@ function anchorCandidates(residual: Int32Array, clip: Int16Array, p: number): nu
   return out;
 }
 
-/** The unique offset where every sample of the clip matches the residual, else null. */
-function findFullMatch(residual: Int32Array, wild: Uint8Array, clip: Int16Array): number | null {
+/** Every offset (ascending) where all samples of the clip match the residual. */
+function findFullMatches(residual: Int32Array, wild: Uint8Array, clip: Int16Array): number[] {
   const [p] = anchorPositions(clip, 1);
-  if (p === undefined) return null;
-  const hits = anchorCandidates(residual, clip, p).filter((o) => {
+  if (p === undefined) return [];
+  return anchorCandidates(residual, clip, p).filter((o) => {
     for (let k = 0; k < clip.length; k++) if (!wild[o + k] && residual[o + k] !== clip[k]) return false;
     return true;
   });
-  return hits.length === 1 ? hits[0] : null;
 }
 
 /** The offset where a large, distinctive part of the clip matches exactly and no other offset comes close. */

@@ -17,6 +17,8 @@ export interface FileDetection {
   reason?: string;
   /** Nothing in the file can be read: one error record when the file was asked for. */
   corrupt?: boolean;
+  /** An audio file whose channel count only decoding tells: read as a recording when named directly. */
+  undetermined?: boolean;
   /** The file's bytes and records, for JSON files (discovery goes on from them). */
   bytes?: Uint8Array;
   records?: JsonRecords;
@@ -47,14 +49,14 @@ export function isSimFolder(dir: string): boolean {
 /** Classify one parsed record (F0.2 orders 2–4). */
 export function classifyRecord(value: unknown, jsonl: boolean): InputFormat | null {
   if (value !== null && typeof value === "object" && !Array.isArray(value)) {
-    if (Array.isArray((value as { turns?: unknown }).turns)) return jsonl ? "deepeval-jsonl" : "deepeval-json";
+    if ("turns" in value) return jsonl ? "deepeval-jsonl" : "deepeval-json";
     if (isVoiceLiveOutputRecord(value)) return "voicelive-output";
     if (isVoiceLiveDatasetRecord(value)) return "voicelive-dataset";
   }
   return null;
 }
 
-/** Detect a JSON/JSONL file's format from its first readable record; `forced` skips the test. */
+/** Detect a JSON/JSONL file's format from its first readable record (a `turns` key of any type means a test case); `forced` skips the test. */
 export function detectJsonFile(path: string, forced?: InputFormat): FileDetection {
   const bytes = readFileSync(path);
   const records = scanJsonRecords(bytes, extensionOf(path) === "jsonl");
@@ -62,11 +64,13 @@ export function detectJsonFile(path: string, forced?: InputFormat): FileDetectio
   if (forced) return { format: forced, bytes, records };
   const decoder = new TextDecoder();
   let parsed = 0;
+  let firstError = "";
   for (const [start, end] of records.ranges.slice(0, DETECTION_RECORDS)) {
     let value: unknown;
     try {
       value = parseRecord(decoder.decode(bytes.subarray(start, end)));
-    } catch {
+    } catch (e) {
+      firstError ||= (e as Error).message;
       continue;
     }
     parsed++;
@@ -75,7 +79,7 @@ export function detectJsonFile(path: string, forced?: InputFormat): FileDetectio
     break;
   }
   if (records.ranges.length === 0) return { format: null, corrupt: true, reason: "the file holds no JSON record" };
-  if (parsed === 0) return { format: null, corrupt: true, reason: "no record of the file is valid JSON" };
+  if (parsed === 0) return { format: null, corrupt: true, reason: `not valid JSON (${firstError})` };
   return { format: null, reason: "no deepeval test case (turns), Voice Live dataset or Voice Live output record" };
 }
 
@@ -86,7 +90,7 @@ export function detectAudioFile(path: string, forced?: InputFormat): FileDetecti
   if (channels === null) {
     return container === "wav"
       ? { format: null, corrupt: true, reason: "unreadable WAV header (no fmt chunk)" }
-      : { format: null, reason: `channel count of a ${container} file is not known before decoding` };
+      : { format: null, undetermined: true, reason: `the channel count of this ${container === "other" ? "audio" : container} file is only known after decoding (name it directly or use --input-format dual-channel)` };
   }
   if (channels >= 2) return { format: "dual-channel" };
   return { format: "wav", reason: "a mono clip, not a call recording (score reads dual-channel recordings; use `analyze` for clips)" };

@@ -78,7 +78,8 @@ export function discoverCalls(inputs: string[], options: IngestOptions = {}): Di
     }
     switch (detection.format) {
       case null:
-        if (explicit) calls.push(errorRef(entry.path, id, "UNSUPPORTED_INPUT", `${displayPath}: ${detection.reason}`));
+        if (explicit && detection.undetermined) calls.push({ id, format: "dual-channel", path: entry.path, displayPath });
+        else if (explicit) calls.push(errorRef(entry.path, id, "UNSUPPORTED_INPUT", `${displayPath}: ${detection.reason}`));
         else warnings.push(`${displayPath}: skipped (${detection.reason})`);
         return;
       case "wav":
@@ -135,11 +136,11 @@ export function discoverCalls(inputs: string[], options: IngestOptions = {}): Di
     }
   };
 
-  abs.forEach((path, i) => {
+  abs.forEach((path) => {
     if (exclude.has(path)) return;
     const kind = kindOf(path);
     if (kind === "missing") {
-      calls.push(errorRef(path, toPosix(inputs[i]), "IO_ERROR", `${displayPathOf(path)}: no such file or folder`));
+      calls.push(errorRef(path, idOf(path), "IO_ERROR", `${displayPathOf(path)}: no such file or folder`));
     } else if (kind === "dir") {
       walkFolder(path, options.inputFormat, exclude, visit);
     } else {

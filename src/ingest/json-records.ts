@@ -110,6 +110,7 @@ export function scanJsonRecords(b: Uint8Array, jsonl: boolean): JsonRecords {
   const from = bodyStart(b);
   if (jsonl) return lineRanges(b, from);
   const first = skipSpace(b, from);
+  if (first === b.length) return { container: "object", ranges: [] };
   if (b[first] === 0x5b) {
     const ranges = arrayRanges(b, first);
     return ranges ? { container: "array", ranges } : { container: "object", ranges: [[from, b.length]] };

@@ -8,7 +8,7 @@ import { Piscina } from "piscina";
 import { getWasmModule } from "../dsp/wasm.js";
 import type { CallRef, IngestOptions } from "../ingest/types.js";
 import { VoxError } from "../model/errors.js";
-import type { ResultRecord } from "./record.js";
+import { toOutcome, type CallOutcome } from "./record.js";
 import type { ScoreOptions } from "../score.js";
 import { errorRecord, scoreCall, type ScoreTask } from "./score-call.js";
 
@@ -64,7 +64,7 @@ export async function runCalls(
   refs: Iterable<CallRef>,
   options: { ingest: IngestOptions; score: ScoreOptions },
   pool: PoolOptions,
-  onResult: (record: ResultRecord) => void,
+  onResult: (outcome: CallOutcome) => void,
 ): Promise<{ interrupted: boolean }> {
   const workers = pool.workers ?? defaultWorkerCount();
   const task = (ref: CallRef): ScoreTask => ({ ref, ingest: options.ingest, score: options.score });
@@ -73,7 +73,7 @@ export async function runCalls(
   if (workers === 0) {
     for (let next = iterator.next(); !next.done; next = iterator.next()) {
       if (pool.signal?.aborted) return { interrupted: true };
-      onResult(scoreCall(task(next.value)));
+      onResult(toOutcome(scoreCall(task(next.value))));
       await new Promise((r) => setImmediate(r));
     }
     return { interrupted: false };
@@ -87,18 +87,20 @@ export async function runCalls(
     maxQueue: "auto",
     concurrentTasksPerWorker: 1,
     resourceLimits: pool.resourceLimits,
+    // Workers run the compiled dist/ code in plain Node: loaders of the parent (tsx, vitest) must not leak in.
+    execArgv: [],
     workerData: { wasmModule: getWasmModule() },
   });
   const retries = pool.retries ?? 1;
   const runOne = async (ref: CallRef) => {
     for (let attempt = 0; ; attempt++) {
       try {
-        onResult((await piscina.run(task(ref))) as ResultRecord);
+        onResult((await piscina.run(task(ref))) as CallOutcome);
         return;
       } catch (err) {
         if (attempt >= retries) {
           const why = err instanceof Error ? err.message : String(err);
-          onResult(errorRecord(ref, new VoxError("WORKER_CRASHED", `the worker scoring this call died ${attempt + 1} time(s) (${why})`, { file: ref.displayPath })));
+          onResult(toOutcome(errorRecord(ref, new VoxError("WORKER_CRASHED", `the worker scoring this call died ${attempt + 1} time(s) (${why})`, { file: ref.displayPath }))));
           return;
         }
       }

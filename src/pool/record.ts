@@ -27,3 +27,30 @@ export interface ResultRecord {
 export function isResultRecord(value: unknown): value is ResultRecord {
   return value !== null && typeof value === "object" && typeof (value as ResultRecord).id === "string" && typeof (value as ResultRecord).status === "string";
 }
+
+/** A metric result without its breakdown: what summaries and CSV rows need. */
+export type MetricDigest = Omit<MetricResult, "score_breakdown">;
+
+/** A record without turns and breakdowns (full records are digests too). */
+export interface RecordDigest extends Omit<ResultRecord, "metrics" | "turns"> {
+  metrics?: Record<string, MetricDigest>;
+}
+
+/**
+ * What a worker sends back: the record already serialised (the main thread only writes it) and a
+ * small digest for the running summary and the CSV, so per-call work stays in the workers.
+ */
+export interface CallOutcome {
+  line: string;
+  digest: RecordDigest;
+}
+
+/** Serialise a record and digest it. */
+export function toOutcome(record: ResultRecord): CallOutcome {
+  const { turns: _turns, metrics, ...rest } = record;
+  const digest: RecordDigest = { ...rest };
+  if (metrics) {
+    digest.metrics = Object.fromEntries(Object.entries(metrics).map(([name, { score_breakdown: _b, ...m }]) => [name, m]));
+  }
+  return { line: JSON.stringify(record), digest };
+}

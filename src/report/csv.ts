@@ -1,6 +1,6 @@
 // Results as CSV: one row per call and metric (one row for an error record), streamed to a temporary file and renamed at the end.
 import { closeSync, openSync, renameSync, writeSync } from "node:fs";
-import type { ResultRecord } from "../pool/record.js";
+import type { RecordDigest } from "../pool/record.js";
 
 export const CSV_COLUMNS = [
   "id",
@@ -28,7 +28,7 @@ export function csvField(value: unknown): string {
 }
 
 /** The CSV rows of one record. */
-export function csvRows(r: ResultRecord): string[] {
+export function csvRows(r: RecordDigest): string[] {
   const head = [r.id, r.name, r.source.format, r.source.path, r.status, r.error?.code, r.error?.message];
   const metrics = Object.entries(r.metrics ?? {});
   if (metrics.length === 0) return [[...head, "", "", "", "", "", "", "", ""].map(csvField).join(",")];
@@ -46,7 +46,7 @@ export class CsvWriter {
     this.writeLine(CSV_COLUMNS.join(","));
   }
 
-  add(record: ResultRecord): void {
+  add(record: RecordDigest): void {
     for (const row of csvRows(record)) this.writeLine(row);
   }
 

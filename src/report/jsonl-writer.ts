@@ -43,14 +43,13 @@ export function scanResults(path: string, visit: (record: ResultRecord) => void)
   }
 }
 
-/** Appends records to a file (or stdout), each as one `write` of a whole line. */
+/** Appends records to a file (each as one synchronous write of a whole line) or to stdout. */
 export class ResultWriter {
-  private readonly fd: number;
-  private readonly owned: boolean;
+  /** File descriptor, or null for stdout (written through the stream: a pipe's fd may be non-blocking). */
+  private readonly fd: number | null;
 
-  private constructor(fd: number, owned: boolean) {
+  private constructor(fd: number | null) {
     this.fd = fd;
-    this.owned = owned;
   }
 
   /**
@@ -59,24 +58,29 @@ export class ResultWriter {
    * truncated. `path` null writes to stdout.
    */
   static open(path: string | null, resume: boolean, visitExisting: (record: ResultRecord) => void = () => {}): ResultWriter {
-    if (path === null) return new ResultWriter(1, false);
+    if (path === null) return new ResultWriter(null);
     if (resume && existsSync(path)) {
       const { validEnd } = scanResults(path, visitExisting);
       const fd = openSync(path, "r+");
       ftruncateSync(fd, validEnd);
       closeSync(fd);
-      return new ResultWriter(openSync(path, "a"), true);
+      return new ResultWriter(openSync(path, "a"));
     }
-    return new ResultWriter(openSync(path, "w"), true);
+    return new ResultWriter(openSync(path, "w"));
   }
 
-  write(record: ResultRecord): void {
-    const line = Buffer.from(JSON.stringify(record) + "\n", "utf8");
+  /** Append one record given as its JSON text (no line break). */
+  writeLine(json: string): void {
+    if (this.fd === null) {
+      process.stdout.write(json + "\n");
+      return;
+    }
+    const line = Buffer.from(json + "\n", "utf8");
     let done = 0;
     while (done < line.length) done += writeSync(this.fd, line, done, line.length - done);
   }
 
   close(): void {
-    if (this.owned) closeSync(this.fd);
+    if (this.fd !== null) closeSync(this.fd);
   }
 }

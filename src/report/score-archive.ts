@@ -4,7 +4,7 @@ import { discoverCalls } from "../ingest/index.js";
 import type { Discovery, IngestOptions } from "../ingest/types.js";
 import { VoxError } from "../model/errors.js";
 import { runCalls, type PoolOptions } from "../pool/pool.js";
-import type { ResultRecord } from "../pool/record.js";
+import type { RecordDigest } from "../pool/record.js";
 import type { ScoreOptions } from "../score.js";
 import { writeFileAtomic } from "./atomic.js";
 import { CsvWriter } from "./csv.js";
@@ -27,7 +27,7 @@ export interface ScoreArchiveOptions {
   /** Called once discovery is done (before any scoring). */
   onDiscovered?: (discovery: Discovery, alreadyDone: number) => void;
   /** Called after each record is written. */
-  onRecord?: (record: ResultRecord) => void;
+  onRecord?: (record: RecordDigest) => void;
 }
 
 export interface ScoreArchiveResult {
@@ -51,7 +51,7 @@ export async function scoreArchive(options: ScoreArchiveOptions): Promise<ScoreA
   const totals = new SummaryAccumulator();
   const csv = options.csv ? new CsvWriter(options.csv) : null;
   const done = new Set<string>();
-  const account = (record: ResultRecord) => {
+  const account = (record: RecordDigest) => {
     done.add(record.id);
     totals.add(record);
     csv?.add(record);
@@ -67,12 +67,12 @@ export async function scoreArchive(options: ScoreArchiveOptions): Promise<ScoreA
   let interrupted = false;
   let summary: RunSummary;
   try {
-    ({ interrupted } = await runCalls(todo, { ingest, score: options.score ?? {} }, options.pool ?? {}, (record) => {
-      if (done.has(record.id)) return;
-      writer.write(record);
-      account(record);
+    ({ interrupted } = await runCalls(todo, { ingest, score: options.score ?? {} }, options.pool ?? {}, ({ line, digest }) => {
+      if (done.has(digest.id)) return;
+      writer.writeLine(line);
+      account(digest);
       scored++;
-      options.onRecord?.(record);
+      options.onRecord?.(digest);
     }));
   } finally {
     writer.close();

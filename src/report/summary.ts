@@ -1,6 +1,6 @@
 // Aggregates result records into the summary of interfaces.md (per metric: count, skipped, errors, mean, p50, p95, pass rate).
 import { percentile } from "../timeline/index.js";
-import type { ResultRecord } from "../pool/record.js";
+import type { RecordDigest } from "../pool/record.js";
 
 export interface MetricSummary {
   count: number;
@@ -35,7 +35,7 @@ export class SummaryAccumulator {
   private errors = 0;
   private readonly metrics = new Map<string, MetricTally>();
 
-  add(record: ResultRecord): void {
+  add(record: RecordDigest): void {
     this.calls++;
     if (record.status !== "ok") {
       this.errors++;

@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { ChannelKernels } from "../../src/dsp/acoustics-kernels.js";
 import { analyzeAcoustics, DEFAULT_ACOUSTICS_OPTIONS } from "../../src/analysis/acoustics.js";
-import { computePauseStats, percentileSorted } from "../../src/analysis/acoustics-activity.js";
+import { computePauseStats, percentileSorted, selectPercentile } from "../../src/analysis/acoustics-activity.js";
 import { callWav, DEFAULT_CALL } from "./calls.js";
 import { seededRandom, whiteNoise } from "./signals.js";
 import { ESPEAK, FFMPEG, SOX, ffmpegSilences } from "./tools.js";
@@ -51,7 +51,7 @@ describe("pause statistics", () => {
 
 describe.skipIf(!(FFMPEG && ESPEAK && SOX))("pauses vs ffmpeg silencedetect on clean generated speech", () => {
   if (!(FFMPEG && ESPEAK && SOX)) console.warn("ffmpeg, espeak-ng or sox missing: pause cross-check skipped");
-  it.each([8000, 16000, 24000, 48000])("%i Hz: count within ±1 per minute, total within 10 %%", (rate) => {
+  it.each([8000, 16000, 24000, 48000])("%i Hz: count within ±1 per minute, total within 10 percent", (rate) => {
     const path = callWav({ ...DEFAULT_CALL, repeats: 2 }, rate);
     const audio = readWav(path);
     const durationS = audio.channels[0].length / rate;
@@ -69,4 +69,17 @@ describe.skipIf(!(FFMPEG && ESPEAK && SOX))("pauses vs ffmpeg silencedetect on c
     expect(Math.abs(ours.count - theirs.length) / minutes).toBeLessThanOrEqual(1);
     expect(Math.abs(ours.total_s - theirTotal) / theirTotal).toBeLessThanOrEqual(0.1);
   }, 60000);
+});
+
+describe("selectPercentile", () => {
+  it("equals the sorted, interpolated percentile", () => {
+    const random = seededRandom(12);
+    for (const n of [1, 2, 3, 10, 101, 1000]) {
+      const values = Array.from({ length: n + 10 }, () => Math.round(random() * 50) / 2);
+      const sorted = values.slice(5, 5 + n).sort((a, b) => a - b);
+      for (const p of [0, 10, 50, 99, 100]) {
+        expect(selectPercentile(values, 5, 5 + n, p, new Float64Array(n))).toBeCloseTo(percentileSorted(sorted, p)!, 12);
+      }
+    }
+  });
 });

@@ -1,9 +1,12 @@
 // The acoustics library API: options and defaults, the exact block keys, null handling, multichannel input and streaming loudness.
+import { existsSync, readdirSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import {
   analyzeAcoustics, analyzeLoudness, createLoudnessMeter, DEFAULT_ACOUSTICS_OPTIONS, resolveAcousticsOptions,
 } from "../../src/analysis/acoustics.js";
 import { seededRandom, sineSequence, whiteNoise } from "./signals.js";
+import { readWav } from "./wav.js";
 
 const BLOCK_KEYS = [
   "integrated_lufs", "momentary_max_lufs", "short_term_max_lufs", "lra_lu", "sample_peak_dbfs", "true_peak_dbtp",
@@ -74,5 +77,23 @@ describe("streaming loudness", () => {
     const whole = analyzeLoudness([x], 16000);
     const streamed = meter.result();
     for (const key of Object.keys(whole) as (keyof typeof whole)[]) expect(streamed[key]!).toBeCloseTo(whole[key]!, 9);
+  });
+});
+
+const PARITY_DIR = "/work/shared/parity/deepeval-sim";
+const parityFiles = existsSync(PARITY_DIR) ? readdirSync(PARITY_DIR).filter((f) => f.endsWith(".wav")) : [];
+
+describe.skipIf(!parityFiles.length)("real speech (deepeval simulation recordings)", () => {
+  it.each(parityFiles)("%s gives a plausible, JSON-safe block", (file) => {
+    const audio = readWav(join(PARITY_DIR, file));
+    const r = analyzeAcoustics(audio.channels, audio.sampleRate);
+    expect(JSON.stringify(r)).not.toMatch(/NaN|Infinity/);
+    expect(r.speech_ratio!).toBeGreaterThan(0.1);
+    expect(r.speech_ratio!).toBeLessThanOrEqual(1);
+    expect(r.pitch.median_hz!).toBeGreaterThan(60);
+    expect(r.pitch.median_hz!).toBeLessThan(400);
+    expect(r.articulation_rate!).toBeGreaterThan(2);
+    expect(r.articulation_rate!).toBeLessThan(8);
+    expect(r.bandwidth).toBe("super-wideband");
   });
 });

@@ -26,7 +26,7 @@ describe("word counts", () => {
 
 describe.skipIf(!(ESPEAK && SOX))("syllable nuclei on espeak-ng speech", () => {
   if (!(ESPEAK && SOX)) console.warn("espeak-ng or sox missing: speaking-rate test skipped");
-  it.each([16000, 8000])("at %i Hz: rate rises monotonically and counts are within 15 %%", (sampleRate) => {
+  it.each([16000, 8000])("at %i Hz: rate rises monotonically and counts are within 15 percent", (sampleRate) => {
     const perSecond: number[] = [];
     for (const wpm of RATES_WPM) {
       const audio = readWav(callWav({ ...DEFAULT_CALL, wpm }, sampleRate));

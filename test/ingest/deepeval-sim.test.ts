@@ -62,6 +62,12 @@ describe("locateClipsInMix", () => {
     const a = lcg(4000, 7, 8000);
     expect(locateClipsInMix(mix([a, a], [0, 6000]), [a])).toEqual([null]);
   });
+
+  it("places identical clips of several turns in turn order when the mix holds exactly that many copies", () => {
+    const a = lcg(4000, 7, 8000);
+    const b = lcg(3000, 8, 8000);
+    expect(locateClipsInMix(mix([a, b, a], [0, 5000, 9000]), [a, b, Int16Array.from(a)])).toEqual([0, 5000, 9000]);
+  });
 });
 
 describe("loadSimConversation", () => {

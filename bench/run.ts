@@ -1,0 +1,23 @@
+// `npm run bench`: runs every benchmark (or those named on the command line) in one process and prints their ratios.
+const SUITES: Record<string, () => Promise<unknown>> = {
+  parity: async () => (await import("./parity.js")).benchParity(),
+  acoustics: async () => (await import("./acoustics.js")).benchAcoustics(),
+  archive: async () => (await import("./archive.js")).benchArchive(),
+};
+
+async function run(): Promise<void> {
+  const wanted = process.argv.slice(2).filter((a) => !a.startsWith("-"));
+  const names = wanted.length ? wanted : Object.keys(SUITES);
+  for (const name of names) {
+    const suite = SUITES[name];
+    if (!suite) {
+      process.stderr.write(`unknown benchmark "${name}"; choose from ${Object.keys(SUITES).join(", ")}\n`);
+      process.exitCode = 1;
+      return;
+    }
+    process.stdout.write(`\n=== ${name} ===\n`);
+    await suite();
+  }
+}
+
+await run();

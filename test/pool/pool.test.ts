@@ -1,0 +1,76 @@
+// The worker pool: every call scored once in parallel, crashed workers replaced and their call retried once, then an error record.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { discoverCalls, type CallRef } from "../../src/ingest/index.js";
+import { runCalls } from "../../src/pool/index.js";
+import type { ResultRecord } from "../../src/pool/record.js";
+import { REPO_ROOT } from "../helpers/shared.js";
+import { ensureBuilt } from "./dist.js";
+
+const ARCHIVE = join(REPO_ROOT, "fixtures", "sample-archive");
+const CRASHING_WORKER = join(REPO_ROOT, "test", "pool", "crashing-worker.mjs");
+const tmp = mkdtempSync(join(tmpdir(), "vx-pool-"));
+beforeAll(ensureBuilt, 120_000);
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+async function collect(refs: CallRef[], pool: Parameters<typeof runCalls>[2]): Promise<ResultRecord[]> {
+  const out: ResultRecord[] = [];
+  await runCalls(refs, { ingest: {}, score: {} }, pool, (o) => {
+    expect(o.digest.id).toBe(JSON.parse(o.line).id);
+    out.push(JSON.parse(o.line) as ResultRecord);
+  });
+  return out;
+}
+
+describe("runCalls", () => {
+  const { calls } = discoverCalls([ARCHIVE]);
+
+  it("scores every call of the sample archive once, in workers and inline, with the same records", async () => {
+    const pooled = await collect(calls, { workers: 2 });
+    const inline = await collect(calls, { workers: 0 });
+    const strip = (rs: ResultRecord[]) => rs.map((r) => ({ ...r, elapsed_ms: 0 })).sort((a, b) => a.id.localeCompare(b.id));
+    expect(pooled.map((r) => r.status)).toEqual(calls.map(() => "ok"));
+    expect(strip(pooled)).toEqual(strip(inline));
+  }, 60_000);
+
+  it("replaces a crashed worker, retries its call once, then records WORKER_CRASHED; other calls are unaffected", async () => {
+    const base = calls[0];
+    const refs: CallRef[] = [
+      { ...base, id: `${base.id}#crash-always` },
+      { ...base, id: `${base.id}#crash-once:${join(tmp, "marker")}` },
+      ...calls.slice(1, 5),
+    ];
+    const out = await collect(refs, { workers: 2, workerFile: CRASHING_WORKER });
+    const byId = new Map(out.map((r) => [r.id, r]));
+    expect(out).toHaveLength(refs.length);
+    const dead = byId.get(refs[0].id)!;
+    expect(dead.status).toBe("error");
+    expect(dead.error).toMatchObject({ code: "WORKER_CRASHED" });
+    expect(dead.error!.message).toMatch(/died 2 time\(s\)/);
+    expect(byId.get(refs[1].id)!.status).toBe("ok");
+    for (const r of refs.slice(2)) expect(byId.get(r.id)!.status).toBe("ok");
+  }, 60_000);
+
+  it("survives a worker running out of memory", async () => {
+    const base = calls[0];
+    const out = await collect([{ ...base, id: `${base.id}#oom` }, calls[1]], { workers: 1, workerFile: CRASHING_WORKER, resourceLimits: { maxOldGenerationSizeMb: 48 } });
+    const oom = out.find((r) => r.id.endsWith("#oom"))!;
+    expect(oom.error).toMatchObject({ code: "WORKER_CRASHED" });
+    expect(oom.error!.message).toMatch(/memory/i);
+    expect(out.find((r) => r.id === calls[1].id)!.status).toBe("ok");
+  }, 60_000);
+
+  it("stops scheduling when aborted and reports the interruption", async () => {
+    const abort = new AbortController();
+    const seen: string[] = [];
+    const { interrupted } = await runCalls(calls, { ingest: {}, score: {} }, { workers: 1, signal: abort.signal }, (o) => {
+      seen.push(o.digest.id);
+      abort.abort();
+    });
+    expect(interrupted).toBe(true);
+    expect(seen.length).toBeGreaterThan(0);
+    expect(seen.length).toBeLessThan(calls.length);
+  }, 60_000);
+});
