@@ -70,49 +70,62 @@ export function frameCount(len: i32, width: i32): i32 {
   return whole + <i32>(rest > 0 && rest >= (width >> 1));
 }
 
-/** Writes the RMS of every frame(width) as f64 at `outRms`; returns the frame count (or BAD_ARGUMENT). */
-export function frameRmsI16(ptr: usize, len: i32, width: i32, outRms: usize): i32 {
+// Layout of the totals block written by frameStatsI16 (24 bytes).
+const TOTAL_RMS: usize = 0;
+const TOTAL_SUM_SQUARES: usize = 8;
+const TOTAL_CLIPPED: usize = 16;
+const TOTAL_CROSSINGS: usize = 20;
+
+/**
+ * One pass over the clip for §3.3: writes the RMS of every frame(width) as f64 at `outRms`, and at
+ * `outTotals` the whole clip's RMS (f64), exact Σx² (i64), count(|x| ≥ 32760) (i32) and number of
+ * zero crossings (i32). Returns the frame count, or BAD_ARGUMENT.
+ *
+ * A zero crossing is a change of the int16 sign bit between neighbours (zero counts as
+ * non-negative), so each vector's 8 sign bits, shifted by one and fed the previous sample's sign,
+ * count its crossings. i16x8.abs leaves −32768 as 0x8000, which read unsigned is its magnitude.
+ * Squares are summed as in sumSquaresI16.
+ */
+export function frameStatsI16(ptr: usize, len: i32, width: i32, outRms: usize, outTotals: usize): i32 {
   if (len < 0 || width < 1) return BAD_ARGUMENT;
   const frames = frameCount(len, width);
-  for (let k = 0; k < frames; k++) {
-    const start = k * width;
-    const frameLen = min(width, len - start);
-    store<f64>(outRms + (<usize>k << 3), rmsI16(ptr + (<usize>start << 1), frameLen));
-  }
-  return frames;
-}
-
-/** count(|x| ≥ 32760) over `len` samples (§3.3 clipping_fraction numerator). */
-export function countClippedI16(ptr: usize, len: i32): i32 {
-  // i16x8.abs leaves −32768 as 0x8000, which read unsigned is exactly its magnitude 32768.
   const level = i16x8.splat(<i16>CLIP_LEVEL);
-  let count = 0;
-  let i = 0;
-  for (; i + 8 <= len; i += 8) {
-    const magnitude = i16x8.abs(v128.load(ptr + (<usize>i << 1)));
-    count += popcnt(i16x8.bitmask(i16x8.ge_u(magnitude, level)));
+  let total: i64 = 0;
+  let clipped = 0;
+  let crossings = 0;
+  let previousSign = len > 0 ? <i32>load<u16>(ptr) >>> 15 : 0;
+  for (let k = 0, start = 0; start < len; k++, start += width) {
+    const frame = ptr + (<usize>start << 1);
+    const frameLen = min(width, len - start);
+    let acc0 = i64x2.splat(0);
+    let acc1 = i64x2.splat(0);
+    let i = 0;
+    for (; i + 8 <= frameLen; i += 8) {
+      const v = v128.load(frame + (<usize>i << 1));
+      const pairs = i32x4.dot_i16x8_s(v, v);
+      acc0 = i64x2.add(acc0, i64x2.extend_low_i32x4_u(pairs));
+      acc1 = i64x2.add(acc1, i64x2.extend_high_i32x4_u(pairs));
+      clipped += popcnt(i16x8.bitmask(i16x8.ge_u(i16x8.abs(v), level)));
+      const signs = i16x8.bitmask(v);
+      crossings += popcnt((signs ^ ((signs << 1) | previousSign)) & 0xff);
+      previousSign = signs >>> 7;
+    }
+    const acc = i64x2.add(acc0, acc1);
+    let sum = i64x2.extract_lane(acc, 0) + i64x2.extract_lane(acc, 1);
+    for (; i < frameLen; i++) {
+      const s = <i32>load<i16>(frame + (<usize>i << 1));
+      sum += <i64>s * s;
+      clipped += <i32>(abs(s) >= CLIP_LEVEL);
+      const sign = s >>> 31;
+      crossings += sign ^ previousSign;
+      previousSign = sign;
+    }
+    total += sum;
+    if (k < frames) store<f64>(outRms + (<usize>k << 3), Math.sqrt(quotientF64(<u64>sum, <u64>frameLen)));
   }
-  for (; i < len; i++) {
-    const s = <i32>load<i16>(ptr + (<usize>i << 1));
-    count += <i32>(abs(s) >= CLIP_LEVEL);
-  }
-  return count;
-}
-
-/** Number of i in 1..len−1 where x[i−1] and x[i] lie on different sides of zero, zero counting as non-negative (§3.3). */
-export function countZeroCrossingsI16(ptr: usize, len: i32): i32 {
-  // A crossing is a change of the int16 sign bit, so the sign bit of x[i] ^ x[i−1] counts it.
-  let count = 0;
-  let i = 1;
-  for (; i + 8 <= len; i += 8) {
-    const at = ptr + (<usize>i << 1);
-    const current = v128.load(at);
-    const previous = v128.load(at - 2);
-    count += popcnt(i16x8.bitmask(v128.xor(current, previous)));
-  }
-  for (; i < len; i++) {
-    const at = ptr + (<usize>i << 1);
-    count += ((<i32>load<i16>(at) ^ <i32>load<i16>(at - 2)) >>> 31);
-  }
-  return count;
+  store<f64>(outTotals + TOTAL_RMS, len > 0 ? Math.sqrt(quotientF64(<u64>total, <u64>len)) : 0.0);
+  store<i64>(outTotals + TOTAL_SUM_SQUARES, total);
+  store<i32>(outTotals + TOTAL_CLIPPED, clipped);
+  store<i32>(outTotals + TOTAL_CROSSINGS, crossings);
+  return frames;
 }

@@ -7,6 +7,11 @@
 // the best cannot win the float comparison: only the lags within 2E of the best are recomputed with
 // the spec's sequential sums, and the voicing ratio is recomputed only when it lies within its own
 // bound of 0.15. Every other decision is taken on exact integers, so the result equals the spec's.
+//
+// i32x4.dot adds two products per lane into i32 accumulators. When a Cauchy–Schwarz bound on the
+// frame's energy shows a lane cannot overflow (almost every speech frame), the dot runs on d itself;
+// otherwise d is split into high and low bytes (d = 256·high + low), whose products are small enough
+// for any full-scale frame.
 
 import { frameCount, rmsI16 } from "./frames";
 
@@ -29,12 +34,14 @@ const LONGEST_LAG: i32 = MAX_DECIMATED >> 1;
 const ROW_BYTES: usize = <usize>(MAX_DECIMATED + PADDING) << 1;
 const PREFIX_BYTES: usize = ((<usize>(MAX_DECIMATED + 1) << 2) + 15) & ~(<usize>15);
 // Scratch: decimated samples d, their high bytes (d >> 8) and low bytes (d & 255), prefix sums of d,
-// and N²·corr(lag) as exact i64 per lag.
+// Σd² per index residue mod 8, and N²·corr(lag) as exact i64 per lag.
 const HIGH_OFFSET: usize = ROW_BYTES;
 const LOW_OFFSET: usize = 2 * ROW_BYTES;
 const PREFIX_OFFSET: usize = 3 * ROW_BYTES;
-const CORR_OFFSET: usize = PREFIX_OFFSET + PREFIX_BYTES;
+const RESIDUE_OFFSET: usize = PREFIX_OFFSET + PREFIX_BYTES;
+const CORR_OFFSET: usize = RESIDUE_OFFSET + (8 << 3);
 const SCRATCH_BYTES: usize = CORR_OFFSET + (<usize>(LONGEST_LAG + LAG_BLOCK) << 3);
+const I32_MAX: i64 = 0x7fffffff;
 
 /** 2^−52, twice the float64 unit roundoff: the error bound below is used with a factor 2 of safety. */
 const ROUNDING: f64 = 2.220446049250313e-16;
@@ -74,32 +81,26 @@ function framePitch(frame: usize, len: i32, step: i32, rate: f64, minLag: i32, r
   if (maxLag <= minLag) return 0.0;
 
   const d = scratch;
-  const high = scratch + HIGH_OFFSET;
-  const low = scratch + LOW_OFFSET;
   const prefix = scratch + PREFIX_OFFSET;
-  let sum: i64 = 0;
-  let sumSquares: i64 = 0;
+  const residues = scratch + RESIDUE_OFFSET;
+  let sum32: i32 = 0;
   for (let j = 0; j < n; j++) {
     const s = <i32>load<i16>(frame + (<usize>(j * step) << 1));
-    const at = <usize>j << 1;
-    store<i16>(d + at, s);
-    store<i16>(high + at, s >> 8);
-    store<i16>(low + at, s & 0xff);
-    store<i32>(prefix + (<usize>j << 2), <i32>sum);
-    sum += s;
-    sumSquares += <i64>s * s;
+    store<i16>(d + (<usize>j << 1), <i16>s);
+    store<i32>(prefix + (<usize>j << 2), sum32);
+    sum32 += s;
   }
-  store<i32>(prefix + (<usize>n << 2), <i32>sum);
-  const tail = <usize>n << 1;
-  memory.fill(d + tail, 0, <usize>PADDING << 1);
-  memory.fill(high + tail, 0, <usize>PADDING << 1);
-  memory.fill(low + tail, 0, <usize>PADDING << 1);
+  store<i32>(prefix + (<usize>n << 2), sum32);
+  memory.fill(d + (<usize>n << 1), 0, <usize>PADDING << 1);
+  const sum = <i64>sum32;
+  const sumSquares = storeResidueEnergies(d, n, residues);
 
   // N²·Σ(d − μ)² exactly; zero iff all samples are equal, and then the spec's float energy is 0 too.
   const nn = <i64>n;
   const energyN2 = nn * (nn * sumSquares - sum * sum);
   if (energyN2 <= 0) return 0.0;
-  storeExactCorrelations(scratch, n, minLag, maxLag, sum);
+  if (largestNeighbourEnergy(residues) <= I32_MAX) storeCorrelationsNarrow(scratch, n, minLag, maxLag, sum);
+  else storeCorrelationsSplit(scratch, n, minLag, maxLag, sum);
 
   const corr = scratch + CORR_OFFSET;
   let bestLag = minLag;
@@ -149,20 +150,90 @@ function framePitch(frame: usize, len: i32, step: i32, rate: f64, minLag: i32, r
   return bestCorr / energy < VOICING_THRESHOLD ? 0.0 : pitchHz;
 }
 
+/** Stores Σd² over the indices ≡ r (mod 8) for r = 0…7 as i64 at `residues`; returns Σd². d must be zero-padded. */
+function storeResidueEnergies(d: usize, n: i32, residues: usize): i64 {
+  let e01 = i64x2.splat(0);
+  let e23 = i64x2.splat(0);
+  let e45 = i64x2.splat(0);
+  let e67 = i64x2.splat(0);
+  for (let i = 0; i < n; i += 8) {
+    const v = v128.load(d + (<usize>i << 1));
+    const low = i32x4.extmul_low_i16x8_s(v, v);
+    const high = i32x4.extmul_high_i16x8_s(v, v);
+    e01 = i64x2.add(e01, i64x2.extend_low_i32x4_u(low));
+    e23 = i64x2.add(e23, i64x2.extend_high_i32x4_u(low));
+    e45 = i64x2.add(e45, i64x2.extend_low_i32x4_u(high));
+    e67 = i64x2.add(e67, i64x2.extend_high_i32x4_u(high));
+  }
+  v128.store(residues, e01);
+  v128.store(residues, e23, 16);
+  v128.store(residues, e45, 32);
+  v128.store(residues, e67, 48);
+  const total = i64x2.add(i64x2.add(e01, e23), i64x2.add(e45, e67));
+  return i64x2.extract_lane(total, 0) + i64x2.extract_lane(total, 1);
+}
+
 /**
- * N²·corr(lag) for minLag…maxLag, exactly: with S = Σd, Sx = Σ_{i<N−lag} d[i], Sy = Σ_{i≥lag} d[i]
- * and R = Σ d[i]·d[i+lag], N²·Σ(d[i] − μ)(d[i+lag] − μ) = N²·R − N·S·(Sx + Sy) + (N − lag)·S².
- * Every term stays below 2^59 for N ≤ 640.
+ * max over r of Σd² on the indices ≡ r or r + 1 (mod 8). A dot lane for lag L adds products
+ * d[i]·d[i+L] over i ≡ 2j, 2j + 1 (mod 8), two neighbouring residues, and i + L covers two
+ * neighbouring residues too, so |lane| ≤ ½(Σ d[i]² + Σ d[i+L]²) ≤ this value at every step.
  */
-function storeExactCorrelations(scratch: usize, n: i32, minLag: i32, maxLag: i32, sum: i64): void {
+function largestNeighbourEnergy(residues: usize): i64 {
+  let largest: i64 = 0;
+  for (let r = 0; r < 8; r++) {
+    const pair = load<i64>(residues + (<usize>r << 3)) + load<i64>(residues + (<usize>((r + 1) & 7) << 3));
+    largest = max(largest, pair);
+  }
+  return largest;
+}
+
+/**
+ * N²·corr(lag) for minLag…maxLag, exactly, with one i32x4.dot per 8 products; only valid when
+ * largestNeighbourEnergy ≤ 2^31 − 1. Lags go 4 at a time so each load of d[i…] serves four of them.
+ */
+function storeCorrelationsNarrow(scratch: usize, n: i32, minLag: i32, maxLag: i32, sum: i64): void {
+  const d = scratch;
+  const prefix = scratch + PREFIX_OFFSET;
+  const corr = scratch + CORR_OFFSET;
+  for (let lag = minLag; lag <= maxLag; lag += LAG_BLOCK) {
+    let acc0 = i32x4.splat(0);
+    let acc1 = i32x4.splat(0);
+    let acc2 = i32x4.splat(0);
+    let acc3 = i32x4.splat(0);
+    const count = n - lag;
+    for (let i = 0; i < count; i += 8) {
+      const at = d + (<usize>i << 1);
+      const x = v128.load(at);
+      const shifted = at + (<usize>lag << 1);
+      acc0 = i32x4.add(acc0, i32x4.dot_i16x8_s(x, v128.load(shifted)));
+      acc1 = i32x4.add(acc1, i32x4.dot_i16x8_s(x, v128.load(shifted + 2)));
+      acc2 = i32x4.add(acc2, i32x4.dot_i16x8_s(x, v128.load(shifted + 4)));
+      acc3 = i32x4.add(acc3, i32x4.dot_i16x8_s(x, v128.load(shifted + 6)));
+    }
+    storeCorrelation(corr, prefix, n, lag, laneSum(acc0), sum);
+    if (lag + 1 <= maxLag) storeCorrelation(corr, prefix, n, lag + 1, laneSum(acc1), sum);
+    if (lag + 2 <= maxLag) storeCorrelation(corr, prefix, n, lag + 2, laneSum(acc2), sum);
+    if (lag + 3 <= maxLag) storeCorrelation(corr, prefix, n, lag + 3, laneSum(acc3), sum);
+  }
+}
+
+/** As storeCorrelationsNarrow for any frame: Σ d[i]·d[i+lag] = 256·Σ high[i]·d[i+lag] + Σ low[i]·d[i+lag]. */
+function storeCorrelationsSplit(scratch: usize, n: i32, minLag: i32, maxLag: i32, sum: i64): void {
   const d = scratch;
   const high = scratch + HIGH_OFFSET;
   const low = scratch + LOW_OFFSET;
   const prefix = scratch + PREFIX_OFFSET;
   const corr = scratch + CORR_OFFSET;
+  const lowMask = i16x8.splat(0xff);
+  for (let i = 0; i < n + PADDING; i += 8) {
+    const at = <usize>i << 1;
+    const x = v128.load(d + at);
+    v128.store(high + at, i16x8.shr_s(x, 8));
+    v128.store(low + at, v128.and(x, lowMask));
+  }
   for (let lag = minLag; lag <= maxLag; lag += LAG_BLOCK) {
-    // R = 256·Σ high·d + Σ low·d. An i32x4.dot lane adds two products, at most 2·128·32768 = 2^23
-    // (high) or 2·255·32768 < 2^24 (low), and a lane sees at most 80 of them: no i32 overflow.
+    // A high lane adds products of at most 2·128·32768 = 2^23, a low lane of at most 2·255·32768 < 2^24,
+    // and a lane sees at most 80 of them (N ≤ 640): neither can overflow i32.
     let high0 = i32x4.splat(0), low0 = i32x4.splat(0);
     let high1 = i32x4.splat(0), low1 = i32x4.splat(0);
     let high2 = i32x4.splat(0), low2 = i32x4.splat(0);
@@ -193,6 +264,11 @@ function storeExactCorrelations(scratch: usize, n: i32, minLag: i32, maxLag: i32
   }
 }
 
+/**
+ * Stores N²·corr(lag) exactly from R = Σ d[i]·d[i+lag]: with S = Σd, Sx = Σ_{i<N−lag} d[i] and
+ * Sy = Σ_{i≥lag} d[i], N²·Σ(d[i] − μ)(d[i+lag] − μ) = N²·R − N·S·(Sx + Sy) + (N − lag)·S².
+ * Every term stays below 2^59 for N ≤ 640.
+ */
 @inline function storeCorrelation(corr: usize, prefix: usize, n: i32, lag: i32, raw: i64, sum: i64): void {
   const nn = <i64>n;
   const sumFront = <i64>load<i32>(prefix + (<usize>(n - lag) << 2));

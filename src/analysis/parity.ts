@@ -26,13 +26,20 @@ export function analyzeParity(pcm: Int16Array, sampleRate: number): ParityMeasur
 /** The §3.3 record, in the normative key order of ParityMeasurements, from the kernels' raw results. */
 export function assembleParityMeasurements(raw: ParityFrames): ParityMeasurements {
   const n = raw.sampleCount;
-  const silent = Array.from(raw.frameRms, (r) => r < SILENCE_RMS);
-  const pitches = raw.pitchHz.filter((p) => p > 0);
+  const frames = raw.frameRms.length;
+  const silent = new Uint8Array(frames);
+  let silentFrames = 0;
+  for (let k = 0; k < frames; k++) {
+    silent[k] = raw.frameRms[k] < SILENCE_RMS ? 1 : 0;
+    silentFrames += silent[k];
+  }
+  const pitches: number[] = [];
+  for (const p of raw.pitchHz) if (p > 0) pitches.push(p);
   return {
     duration: n / raw.sampleRate,
     rms_dbfs: toDbfs(raw.rms),
     clipping_fraction: raw.clippedCount / n,
-    silence_fraction: silent.length === 0 ? 1.0 : silent.filter(Boolean).length / silent.length,
+    silence_fraction: frames === 0 ? 1.0 : silentFrames / frames,
     longest_silence_ms: longestRun(silent) * FRAME_MS,
     dropout_events: countDropouts(silent),
     loop_events: raw.loopEvents,
@@ -50,7 +57,7 @@ function toDbfs(rms: number): number {
   return rms <= 0 ? SILENT_DBFS : 20 * Math.log10(rms / FULL_SCALE);
 }
 
-function longestRun(silent: boolean[]): number {
+function longestRun(silent: Uint8Array): number {
   let longest = 0;
   let run = 0;
   for (const s of silent) {
@@ -65,7 +72,7 @@ function longestRun(silent: boolean[]): number {
  * most 10 frames. Like the reference, the scan starts at frame 1 and only looks at runs starting
  * before the last frame.
  */
-function countDropouts(silent: boolean[]): number {
+function countDropouts(silent: Uint8Array): number {
   const frames = silent.length;
   let events = 0;
   let i = 1;
@@ -87,8 +94,19 @@ function countDropouts(silent: boolean[]): number {
  * one (exact digital silence is in neither list); 0.0 when nothing is voiced.
  */
 function estimateSnrDb(frameRms: Float64Array): number {
-  const voiced = frameRms.filter((r) => r > 0 && r >= SILENCE_RMS);
-  const quiet = frameRms.filter((r) => r > 0 && r < SILENCE_RMS);
+  let voicedCount = 0;
+  let quietCount = 0;
+  for (const r of frameRms) {
+    if (r >= SILENCE_RMS) voicedCount++;
+    else if (r > 0) quietCount++;
+  }
+  const voiced = new Float64Array(voicedCount);
+  const quiet = new Float64Array(quietCount);
+  voicedCount = quietCount = 0;
+  for (const r of frameRms) {
+    if (r >= SILENCE_RMS) voiced[voicedCount++] = r;
+    else if (r > 0) quiet[quietCount++] = r;
+  }
   const speech = voiced.length > 0 ? selectInPlace(voiced, Math.trunc(SPEECH_QUANTILE * (voiced.length - 1))) : 0.0;
   const noise = quiet.length > 0 ? selectInPlace(quiet, Math.trunc(NOISE_QUANTILE * (quiet.length - 1))) : Math.max(1.0, speech / 100);
   if (speech === 0) return 0.0;

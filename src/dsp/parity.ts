@@ -11,14 +11,15 @@ export interface ParityKernels extends KernelExports {
   sumSquaresI16(ptr: number, len: number): bigint;
   rmsI16(ptr: number, len: number): number;
   frameCount(len: number, width: number): number;
-  frameRmsI16(ptr: number, len: number, width: number, outRms: number): number;
-  countClippedI16(ptr: number, len: number): number;
-  countZeroCrossingsI16(ptr: number, len: number): number;
+  frameStatsI16(ptr: number, len: number, width: number, outRms: number, outTotals: number): number;
   pitchScratchBytes(): number;
   pitchFramesI16(ptr: number, len: number, sampleRate: number, scratch: number, outPitch: number): number;
   hashI16(ptr: number, len: number): bigint;
   loopFingerprintsI16(ptr: number, len: number, width: number, outStart: number, outHash: number): number;
 }
+
+/** Byte offsets in the 24-byte totals block of frameStatsI16. */
+export const FRAME_TOTALS = { bytes: 24, rms: 0, sumSquares: 8, clipped: 16, crossings: 20 } as const;
 
 /** The parity kernels of this thread's instance. */
 export function getParityKernels(): ParityKernels {
@@ -71,7 +72,6 @@ const MAX_SAMPLE_RATE = 0x7fffffff;
 
 /** Run the parity kernels over `pcm` (int16 mono). */
 export function measureParityFrames(pcm: Int16Array, sampleRate: number): ParityFrames {
-  checkSampleRate(sampleRate);
   const arena = new Arena();
   const pcmPtr = arena.putI16(pcm);
   return measureParityFramesAt(arena, pcmPtr, pcm.length, sampleRate);
@@ -90,22 +90,24 @@ export function measureParityFramesAt(arena: Arena, pcmPtr: number, sampleCount:
   const pitchFrames = k.frameCount(n, widths.pitchFrame);
   const windows = Math.floor(n / widths.loopWindow);
   const rmsPtr = arena.allocF64(frames);
+  const totalsPtr = arena.alloc(FRAME_TOTALS.bytes);
   const pitchPtr = arena.allocF64(pitchFrames);
   const scratchPtr = arena.alloc(k.pitchScratchBytes());
   const startPtr = arena.allocI32(windows);
   const hashPtr = arena.alloc(windows * 8);
 
-  expectStatus(k.frameRmsI16(pcmPtr, n, widths.frame, rmsPtr), frames, "frameRmsI16");
+  expectStatus(k.frameStatsI16(pcmPtr, n, widths.frame, rmsPtr, totalsPtr), frames, "frameStatsI16");
   expectStatus(k.pitchFramesI16(pcmPtr, n, sampleRate, scratchPtr, pitchPtr), pitchFrames, "pitchFramesI16");
   const loud = k.loopFingerprintsI16(pcmPtr, n, widths.loopWindow, startPtr, hashPtr);
   if (loud < 0) throw new Error(`voxmetrics: loopFingerprintsI16 failed with status ${loud}`);
   const edge = Math.min(n, widths.edge);
+  const totals = arena.i32(totalsPtr, FRAME_TOTALS.bytes >> 2);
   return {
     sampleCount: n,
     sampleRate,
-    rms: k.rmsI16(pcmPtr, n),
-    clippedCount: k.countClippedI16(pcmPtr, n),
-    zeroCrossings: k.countZeroCrossingsI16(pcmPtr, n),
+    rms: arena.f64(totalsPtr + FRAME_TOTALS.rms, 1)[0],
+    clippedCount: totals[FRAME_TOTALS.clipped >> 2],
+    zeroCrossings: totals[FRAME_TOTALS.crossings >> 2],
     frameRms: arena.f64(rmsPtr, frames).slice(),
     pitchHz: arena.f64(pitchPtr, pitchFrames).slice(),
     loopEvents: countLoopEvents(arena.i16(pcmPtr, n), arena.i32(startPtr, loud), arena.i64(hashPtr, loud), widths.loopWindow),

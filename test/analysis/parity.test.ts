@@ -133,6 +133,44 @@ describe("§8.2 per-clip measurements", () => {
   });
 });
 
+describe("edge clips", () => {
+  it("one sample: no frames (silence 1.0), SNR 0, no pitch, edges over the whole clip", () => {
+    expect(analyzeParity(Int16Array.of(-32768), 8000)).toEqual({
+      duration: 1 / 8000,
+      rms_dbfs: 0,
+      clipping_fraction: 1,
+      silence_fraction: 1.0,
+      longest_silence_ms: 0,
+      dropout_events: 0,
+      loop_events: 0,
+      estimated_snr_db: 0.0,
+      zero_crossing_rate: 0,
+      pitch_mean_hz: null,
+      pitch_variation_hz: null,
+      starts_abruptly: true,
+      ends_abruptly: true,
+    });
+  });
+
+  it("a clean tone padded with digital silence has exactly 40 dB SNR; quiet frames set the noise level instead", () => {
+    const tone = Int16Array.from({ length: 8000 }, (_, i) => (i < 4000 ? Math.trunc(8000 * Math.sin((2 * Math.PI * 200 * i) / 8000)) : 0));
+    expect(analyzeParity(tone, 8000).estimated_snr_db).toBe(40.0);
+    const withNoise = (amplitude: number) => Int16Array.from(tone, (v, i) => (i < 4000 ? v : ((i % 7) - 3) * amplitude));
+    expect(analyzeParity(withNoise(1), 8000).estimated_snr_db).toBeGreaterThan(60);
+    expect(analyzeParity(withNoise(80), 8000).estimated_snr_db).toBeLessThan(40);
+  });
+
+  it("counts a 100 ms gap between voiced frames as one dropout, but not a gap at either end", () => {
+    const burst = (n: number) => Array.from({ length: n }, (_, i) => Math.trunc(5000 * Math.sin((2 * Math.PI * 150 * i) / 8000)));
+    const silence = (n: number) => new Array<number>(n).fill(0);
+    const middle = Int16Array.from([...burst(1600), ...silence(800), ...burst(1600)]);
+    const edges = Int16Array.from([...silence(800), ...burst(1600), ...silence(800)]);
+    expect(analyzeParity(middle, 8000).dropout_events).toBe(1);
+    expect(analyzeParity(edges, 8000).dropout_events).toBe(0);
+    expect(analyzeParity(edges, 8000).longest_silence_ms).toBe(100);
+  });
+});
+
 const shared = sharedDir();
 
 /**

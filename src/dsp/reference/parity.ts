@@ -1,8 +1,8 @@
 // Readable twin of the parity kernels (frames, pitch, fingerprint): deepeval's analyze_audio primitives written straight from voice-metrics.md §3.2–3.7.
 
 /** §3.1 constants. */
-export const SILENCE_RMS_REFERENCE = 300.0;
-export const CLIP_LEVEL_REFERENCE = 32760;
+const SILENCE_RMS = 300.0;
+const CLIP_LEVEL = 32760;
 const VOICING_THRESHOLD = 0.15;
 
 /** Python int / int for non-negative integers: the exact quotient rounded once to the nearest double (ties to even). */
@@ -46,7 +46,7 @@ export function frameRmsReference(x: Int16Array, width: number): number[] {
 /** count(|x| ≥ 32760) (§3.3). */
 export function countClippedReference(x: ArrayLike<number>): number {
   let count = 0;
-  for (let i = 0; i < x.length; i++) if (Math.abs(x[i]) >= CLIP_LEVEL_REFERENCE) count++;
+  for (let i = 0; i < x.length; i++) if (Math.abs(x[i]) >= CLIP_LEVEL) count++;
   return count;
 }
 
@@ -59,9 +59,26 @@ export function countZeroCrossingsReference(x: ArrayLike<number>): number {
   return count;
 }
 
+/** Everything frameStatsI16 computes in one pass: frame RMS, whole-clip RMS and Σx², clipped samples, zero crossings. */
+export function frameStatsReference(x: Int16Array, width: number): {
+  frameRms: number[];
+  rms: number;
+  sumSquares: bigint;
+  clipped: number;
+  crossings: number;
+} {
+  return {
+    frameRms: frameRmsReference(x, width),
+    rms: rmsReference(x),
+    sumSquares: sumSquaresReference(x),
+    clipped: countClippedReference(x),
+    crossings: countZeroCrossingsReference(x),
+  };
+}
+
 /** §3.6 for one 40 ms frame, with the spec's sequential float64 sums; null = no pitch. */
 export function framePitchReference(frame: Int16Array, sampleRate: number): number | null {
-  if (rmsReference(frame) < SILENCE_RMS_REFERENCE) return null;
+  if (rmsReference(frame) < SILENCE_RMS) return null;
   const step = Math.max(1, Math.floor(sampleRate / 8000));
   const d: number[] = [];
   for (let i = 0; i < frame.length; i += step) d.push(frame[i]);
@@ -151,7 +168,7 @@ export function loopFingerprintsReference(x: Int16Array, width: number): { start
   const out: { start: number; hash: bigint }[] = [];
   for (let start = 0; start + width <= x.length; start += width) {
     const window = x.subarray(start, start + width);
-    if (rmsReference(window) >= SILENCE_RMS_REFERENCE) out.push({ start, hash: hashReference(window) });
+    if (rmsReference(window) >= SILENCE_RMS) out.push({ start, hash: hashReference(window) });
   }
   return out;
 }
@@ -162,7 +179,7 @@ export function loopEventsReference(x: Int16Array, sampleRate: number): number {
   const counts = new Map<string, number>();
   for (let start = 0; start + width <= x.length; start += width) {
     const window = x.subarray(start, start + width);
-    if (rmsReference(window) < SILENCE_RMS_REFERENCE) continue;
+    if (rmsReference(window) < SILENCE_RMS) continue;
     const key = Array.from(window).join(",");
     counts.set(key, (counts.get(key) ?? 0) + 1);
   }
