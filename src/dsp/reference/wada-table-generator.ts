@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url";
 
 const ALPHA = 0.4;
 const SEED = 20080922;
-const DEFAULT_SAMPLES = 32_000_000;
+const DEFAULT_SAMPLES = 100_000_000;
 const SNR_MIN_DB = -20;
 const SNR_MAX_DB = 100;
 
