@@ -10,6 +10,7 @@ import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { analyzeParity } from "../src/analysis/parity.js";
 import { decodeAudio, downmixTruncating } from "../src/audio/index.js";
+import { seededRandom } from "../test/helpers/random.js";
 
 /** deepeval python-v4.1.10 analyze_audio throughput (× realtime) measured on these files. */
 const DEEPEVAL_REALTIME: Record<string, number> = {
@@ -98,17 +99,6 @@ function deepevalSimClips(): Clip[] {
     });
 }
 
-/** Deterministic PRNG (mulberry32). */
-function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /**
  * A speech-like call: talk spurts of 2–8 s separated by 0.3–2 s of faint noise; spurts are

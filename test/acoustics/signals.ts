@@ -1,16 +1,7 @@
 // Test-signal synthesis for the acoustics suites: tones, segment sequences and seeded noise.
+import { seededRandom } from "../helpers/random.js";
 
-/** Deterministic PRNG (mulberry32) so property tests are reproducible. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { seededRandom };
 
 /** A segment of a test sequence: `seconds` of a sine at `dbfs` peak (null = digital silence). */
 export interface Segment {

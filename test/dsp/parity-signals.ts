@@ -1,16 +1,7 @@
 // Seeded int16 test signals for the parity kernel properties: noise, tones up to full scale, clipping, bursts, near-constant and sparse frames.
+import { seededRandom } from "../helpers/random.js";
 
-/** Deterministic PRNG (mulberry32) so every property run sees the same signals. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { seededRandom };
 
 export type Random = () => number;
 
