@@ -1,9 +1,10 @@
 // Reads deepeval ConversationalTestCase JSON / JSON arrays / JSONL files, resolving relative audio urls against the file.
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { dirname, isAbsolute, resolve } from "node:path";
 import type { ResolvedLocalFile } from "../model/audio.js";
 import { parseTestCaseText, type CompatMode, type ParsedTestCase } from "../model/codec.js";
 import { VoxError } from "../model/errors.js";
+import { isFile } from "./files.js";
 
 export interface DeepevalJsonOptions {
   compat?: CompatMode;
@@ -33,7 +34,7 @@ function safeDecode(s: string): string {
 export function localAudioResolver(baseDir: string): (url: string) => ResolvedLocalFile | null {
   return (url) => {
     const p = localPathOf(url, baseDir);
-    if (!p || !existsSync(p) || !statSync(p).isFile()) return null;
+    if (!p || !isFile(p)) return null;
     const b = readFileSync(p);
     return { path: p, bytes: new Uint8Array(b.buffer, b.byteOffset, b.byteLength) };
   };

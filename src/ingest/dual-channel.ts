@@ -1,7 +1,7 @@
 // Dual-channel call recordings (formats.md F5): speech activity per channel becomes turns with start times on the call clock.
 import { readFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { decodeAudio, extractChannel, toFloatPlanar, writeWavPcm16 } from "../audio/index.js";
+import { decodeAudio, extractChannel, writeWavPcm16, type DecodedAudio } from "../audio/index.js";
 import { Audio } from "../model/audio.js";
 import { VoxError } from "../model/errors.js";
 import { createTestCase, type Role, type Turn } from "../model/test-case.js";
@@ -97,6 +97,20 @@ function transcriptFor(turn: PartyTurn, sidecar: Sidecar | null): string {
     .join(" ");
 }
 
+/**
+ * One channel as float32 in [−1, 1), as toFloatPlanar gives it (the exact float source when there is
+ * one, else int16 / 32768), written into `into` so both parties reuse one buffer and no other
+ * channel is converted.
+ */
+function channelAsFloat(decoded: DecodedAudio, channel: number, into: Float32Array): Float32Array {
+  const exact = decoded.floatChannels?.[channel];
+  if (exact) return exact;
+  const { samples, channels } = decoded;
+  const scale = 1 / 32768;
+  for (let k = 0, o = channel; k < into.length; k++, o += channels) into[k] = samples[o] * scale;
+  return into;
+}
+
 /** Read a dual-channel recording into a test case whose turns are cut from each party's channel. */
 export function loadDualChannel(path: string, options: IngestOptions = {}): LoadedCall {
   const file = displayPathOf(path);
@@ -120,23 +134,20 @@ export function loadDualChannel(path: string, options: IngestOptions = {}): Load
   if (decoded.channels > 2) warnings.push(`${decoded.channels - 2} channel(s) beyond the caller and agent channels ignored`);
 
   const rate = decoded.sampleRate;
-  const planar = toFloatPlanar(decoded);
-  const callerSegments = detectChannelSpeech(planar[callerChannel], rate);
-  const agentSegments = detectChannelSpeech(planar[agentChannel], rate);
+  const channels = decoded.channels;
+  const frames = Math.floor(decoded.samples.length / channels);
+  const scratch = new Float32Array(decoded.floatChannels ? 0 : frames);
+  const callerSegments = detectChannelSpeech(channelAsFloat(decoded, callerChannel, scratch), rate);
+  const agentSegments = detectChannelSpeech(channelAsFloat(decoded, agentChannel, scratch), rate);
   const parties = buildPartyTurns(callerSegments, agentSegments);
   if (parties.length === 0) throw new VoxError("INVALID_AUDIO", "no speech found on either channel", { file });
 
-  const channelPcm = new Map<number, Int16Array>();
-  const pcmOf = (channel: number) => {
-    let pcm = channelPcm.get(channel);
-    if (!pcm) channelPcm.set(channel, (pcm = extractChannel(decoded.samples, decoded.channels, channel)));
-    return pcm;
-  };
   const turns: Turn[] = parties.map((p) => {
-    const pcm = pcmOf(p.role === "user" ? callerChannel : agentChannel);
     const from = Math.max(0, Math.round(p.start * rate));
-    const to = Math.min(pcm.length, Math.round(p.end * rate));
-    const clip = writeWavPcm16(pcm.subarray(from, to), rate, 1);
+    const to = Math.min(frames, Math.round(p.end * rate));
+    // Only the turn's frames are de-interleaved, not the whole channel.
+    const pcm = extractChannel(decoded.samples.subarray(from * channels, to * channels), channels, p.role === "user" ? callerChannel : agentChannel);
+    const clip = writeWavPcm16(pcm, rate, 1);
     return {
       role: p.role,
       content: transcriptFor(p, sidecar),

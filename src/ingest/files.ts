@@ -86,13 +86,16 @@ export function readRanges(path: string, ranges: ByteRange[]): string[] {
   }
 }
 
-/** Read the first `bytes` bytes of a file. */
+/** Reused by readHead: discovery sniffs every audio file of an archive, and a fresh 64 KB buffer each time is only garbage. */
+let headBuffer = Buffer.alloc(0);
+
+/** Read the first `bytes` bytes of a file into a buffer the next call reuses (copy what must outlive it). */
 export function readHead(path: string, bytes: number): Uint8Array {
+  if (headBuffer.length < bytes) headBuffer = Buffer.alloc(bytes);
   const fd = openSync(path, "r");
   try {
-    const buf = Buffer.alloc(bytes);
-    const n = readSync(fd, buf, 0, bytes, 0);
-    return buf.subarray(0, n);
+    const n = readSync(fd, headBuffer, 0, bytes, 0);
+    return headBuffer.subarray(0, n);
   } finally {
     closeSync(fd);
   }

@@ -1,4 +1,4 @@
-// The Piscina worker pool: one task per call, the wasm module compiled once and handed to every worker, results streamed back.
+// The Piscina worker pool: short calls batched into tasks, the wasm module compiled once and handed to every worker, results streamed back.
 import { existsSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -10,7 +10,7 @@ import type { CallRef, IngestOptions } from "../ingest/types.js";
 import { VoxError } from "../model/errors.js";
 import { toOutcome, type CallOutcome } from "./record.js";
 import type { ScoreOptions } from "../score.js";
-import { errorRecord, scoreCall, type ScoreTask } from "./score-call.js";
+import { errorRecord, scoreCall, type BatchTask, type ScoreTask } from "./score-call.js";
 
 export interface PoolOptions {
   /**
@@ -23,6 +23,13 @@ export interface PoolOptions {
    * @defaultValue 2
    */
   tasksPerWorker?: number;
+  /**
+   * Most calls in one task. Calls are batched until a task holds about 50 ms of work (from the mean
+   * time of the calls scored so far), so per-task costs stay small on short calls; 1 sends every
+   * call alone.
+   * @defaultValue 16
+   */
+  maxCallsPerTask?: number;
   /**
    * Attempts after a worker crash (the crashed worker is replaced by Piscina).
    * @defaultValue 1
@@ -38,6 +45,13 @@ export interface PoolOptions {
 
 /** Idle workers stay alive this long (acoustics.md §8.4: ≥ 30 s for batch scoring). */
 const IDLE_TIMEOUT_MS = 30_000;
+/**
+ * Work per task when calls are batched: long enough that the ≈ 0.1 ms task round trip and the
+ * main thread's per-task work stay ≲ 1 % (acoustics.md §8.4), short enough that the run's last
+ * tasks finish close together.
+ */
+const TARGET_TASK_MS = 50;
+const DEFAULT_MAX_CALLS_PER_TASK = 16;
 
 /**
  * The compiled worker. A .ts worker does not inherit tsx on Node 20, so even when this module runs
@@ -57,7 +71,7 @@ export function defaultWorkerCount(): number {
 
 /**
  * Score every call, calling `onResult` as each finishes (in completion order). At most
- * workers × tasksPerWorker calls are in flight, so memory does not grow with the archive.
+ * workers × tasksPerWorker tasks are in flight, so memory does not grow with the archive.
  * Resolves to `interrupted: true` when the signal stopped scheduling before the end.
  */
 export async function runCalls(
@@ -67,13 +81,13 @@ export async function runCalls(
   onResult: (outcome: CallOutcome) => void,
 ): Promise<{ interrupted: boolean }> {
   const workers = pool.workers ?? defaultWorkerCount();
-  const task = (ref: CallRef): ScoreTask => ({ ref, ingest: options.ingest, score: options.score });
   const iterator = refs[Symbol.iterator]();
 
   if (workers === 0) {
     for (let next = iterator.next(); !next.done; next = iterator.next()) {
       if (pool.signal?.aborted) return { interrupted: true };
-      onResult(toOutcome(scoreCall(task(next.value))));
+      const task: ScoreTask = { ref: next.value, ingest: options.ingest, score: options.score };
+      onResult(toOutcome(scoreCall(task)));
       await new Promise((r) => setImmediate(r));
     }
     return { interrupted: false };
@@ -92,19 +106,48 @@ export async function runCalls(
     workerData: { wasmModule: getWasmModule() },
   });
   const retries = pool.retries ?? 1;
+  const maxCalls = Math.max(1, pool.maxCallsPerTask ?? DEFAULT_MAX_CALLS_PER_TASK);
+  let timedCalls = 0;
+  let timedMs = 0;
+  // Until a call has been timed, each task holds one call.
+  const batchSize = () => (timedCalls === 0 ? 1 : Math.min(maxCalls, Math.max(1, Math.floor((TARGET_TASK_MS * timedCalls) / Math.max(timedMs, 1e-3)))));
+  const run = async (batch: CallRef[]) => {
+    const outcomes = (await piscina.run({ refs: batch, ingest: options.ingest, score: options.score } satisfies BatchTask)) as CallOutcome[];
+    for (const { digest } of outcomes) {
+      timedCalls++;
+      timedMs += digest.elapsed_ms;
+    }
+    return outcomes;
+  };
+
+  // Only a failed task counts as a crash: an error thrown by onResult propagates.
   const runOne = async (ref: CallRef) => {
     for (let attempt = 0; ; attempt++) {
+      let outcomes: CallOutcome[];
       try {
-        onResult((await piscina.run(task(ref))) as CallOutcome);
-        return;
+        outcomes = await run([ref]);
       } catch (err) {
-        if (attempt >= retries) {
-          const why = err instanceof Error ? err.message : String(err);
-          onResult(toOutcome(errorRecord(ref, new VoxError("WORKER_CRASHED", `the worker scoring this call died ${attempt + 1} time(s) (${why})`, { file: ref.displayPath }))));
-          return;
-        }
+        if (attempt < retries) continue;
+        const why = err instanceof Error ? err.message : String(err);
+        onResult(toOutcome(errorRecord(ref, new VoxError("WORKER_CRASHED", `the worker scoring this call died ${attempt + 1} time(s) (${why})`, { file: ref.displayPath }))));
+        return;
       }
+      outcomes.forEach((outcome) => onResult(outcome));
+      return;
     }
+  };
+  const runBatch = async (batch: CallRef[]) => {
+    if (batch.length === 1) return runOne(batch[0]);
+    let outcomes: CallOutcome[];
+    try {
+      outcomes = await run(batch);
+    } catch {
+      // Which call killed the worker is unknown: each is tried alone with its own retries. One at a
+      // time, so the extra tasks never overflow Piscina's queue.
+      for (const ref of batch) await runOne(ref);
+      return;
+    }
+    outcomes.forEach((outcome) => onResult(outcome));
   };
 
   const limit = workers * (pool.tasksPerWorker ?? 2);
@@ -112,13 +155,19 @@ export async function runCalls(
   let exhausted = false;
   try {
     while (!pool.signal?.aborted) {
-      while (inFlight.size < limit) {
-        const next = iterator.next();
-        if (next.done) {
-          exhausted = true;
-          break;
+      while (inFlight.size < limit && !exhausted) {
+        const batch: CallRef[] = [];
+        const size = batchSize();
+        while (batch.length < size) {
+          const next = iterator.next();
+          if (next.done) {
+            exhausted = true;
+            break;
+          }
+          batch.push(next.value);
         }
-        const p: Promise<void> = runOne(next.value).finally(() => inFlight.delete(p));
+        if (batch.length === 0) break;
+        const p: Promise<void> = runBatch(batch).finally(() => inFlight.delete(p));
         inFlight.add(p);
       }
       if (inFlight.size === 0) break;

@@ -5,9 +5,16 @@ import { toVoxError } from "../model/errors.js";
 import type { ResultRecord } from "./record.js";
 import { scoreTestCase, type ScoreOptions } from "../score.js";
 
-/** What a worker receives for one call: a path-based reference and the options, never PCM. */
+/** One call to score: a path-based reference and the options, never PCM. */
 export interface ScoreTask {
   ref: CallRef;
+  ingest: IngestOptions;
+  score: ScoreOptions;
+}
+
+/** What a worker receives: calls scored one after the other with the options they share. */
+export interface BatchTask {
+  refs: CallRef[];
   ingest: IngestOptions;
   score: ScoreOptions;
 }

@@ -75,9 +75,12 @@ export class ResultWriter {
       process.stdout.write(json + "\n");
       return;
     }
-    const line = Buffer.from(json + "\n", "utf8");
-    let done = 0;
-    while (done < line.length) done += writeSync(this.fd, line, done, line.length - done);
+    // The string is written as is (no Buffer per record); a short write, rare on files, finishes from bytes.
+    const text = json + "\n";
+    const written = writeSync(this.fd, text);
+    if (written === Buffer.byteLength(text)) return;
+    const line = Buffer.from(text, "utf8");
+    for (let done = written; done < line.length; ) done += writeSync(this.fd, line, done, line.length - done);
   }
 
   close(): void {

@@ -53,6 +53,16 @@ describe("runCalls", () => {
     for (const r of refs.slice(2)) expect(byId.get(r.id)!.status).toBe("ok");
   }, 60_000);
 
+  it("batches short calls into tasks; a call that kills its batch is retried alone and the others still score", async () => {
+    const copies = Array.from({ length: 4 }, (_, k) => calls.map((c) => ({ ...c, id: `${c.id}#copy-${k}` }))).flat();
+    const doomed = { ...calls[0], id: `${calls[0].id}#crash-always` };
+    const refs = [...copies, doomed, ...copies.slice(0, 3).map((c) => ({ ...c, id: `${c.id}#after` }))];
+    const out = await collect(refs, { workers: 1, workerFile: CRASHING_WORKER });
+    expect(out.map((r) => r.id).sort()).toEqual(refs.map((r) => r.id).sort());
+    for (const r of out) expect(r.status).toBe(r.id === doomed.id ? "error" : "ok");
+    expect(out.find((r) => r.id === doomed.id)!.error!.message).toMatch(/died 2 time\(s\)/);
+  }, 60_000);
+
   it("survives a worker running out of memory", async () => {
     const base = calls[0];
     const out = await collect([{ ...base, id: `${base.id}#oom` }, calls[1]], { workers: 1, workerFile: CRASHING_WORKER, resourceLimits: { maxOldGenerationSizeMb: 48 } });
