@@ -16,7 +16,7 @@ export interface CallAnalysisOptions {
   extra?: (decoded: DecodedAudio, turn: Turn, index: number) => unknown;
 }
 
-/** Everything known about one turn's clip after analysis. */
+/** Everything known about one turn's clip after analysis; every field is always set (one shape for the metrics that read it). */
 export interface ClipAnalysis {
   /** deepeval's measurement record, or `{error}` with one of its three decode-failure strings. */
   measurements: ClipMeasurements;
@@ -75,6 +75,8 @@ export class CallAnalysis {
         measurements: { error: DECODE_MESSAGES.notDecodable },
         errorDetail: `turns[${index}].audio: ${(e as Error).message}`,
         timelineDuration: metadataDuration,
+        extra: undefined,
+        decoded: undefined,
       };
     }
     const name = audio.path ?? `turns[${index}].audio`;
@@ -87,12 +89,15 @@ export class CallAnalysis {
         measurements: { error: e.metricMessage },
         errorDetail: e.message,
         timelineDuration: this.compat === "deepeval" ? compatWavDuration(bytes) ?? metadataDuration : metadataDuration,
+        extra: undefined,
+        decoded: undefined,
       };
     }
     const mono = downmixTruncating(decoded.samples, decoded.channels);
     const measurements = analyzeParity(mono, decoded.sampleRate);
     return {
       measurements,
+      errorDetail: undefined,
       timelineDuration: this.compat === "deepeval" ? compatWavDuration(bytes) ?? metadataDuration : decoded.frames / decoded.sampleRate,
       extra: this.extra ? this.extra(decoded, turn, index) : undefined,
       decoded: {

@@ -3,7 +3,7 @@
 // A ChannelKernels session copies one channel into the arena once and runs every kernel over it;
 // each method allocates its own outputs and re-creates views afterwards (memory.grow detaches
 // them). One session at a time per thread: it owns the arena until dispose().
-import { Arena, type KernelExports } from "./wasm.js";
+import { openArena, type Arena, type KernelExports } from "./wasm.js";
 
 interface AcousticsKernels extends KernelExports {
   activityFrameCount(n: number, sampleRate: number): number;
@@ -51,7 +51,7 @@ export class ChannelKernels {
   private decimated: { ptr: number; length: number; rate: number; factor: number; cutoffHz: number } | null = null;
 
   constructor(samples: Float32Array, sampleRate: number) {
-    this.arena = new Arena();
+    this.arena = openArena();
     this.k = this.arena.k as AcousticsKernels;
     this.length = samples.length;
     this.sampleRate = sampleRate;

@@ -4,7 +4,7 @@
 // addFrames call, so other kernels may use the arena between chunks. Gating-block and short-term
 // energies (one pair per 100 ms) accumulate on the JS side; integrated loudness and LRA are gated
 // from them in result(), which is cheap (72 000 pairs for two hours).
-import { Arena, getKernels, type KernelExports } from "./wasm.js";
+import { getKernels, openArena, type KernelExports } from "./wasm.js";
 
 interface LoudnessKernels extends KernelExports {
   loudnessStateSize(channels: number): number;
@@ -144,7 +144,7 @@ export class LoudnessMeter {
     this.sampleRate = sampleRate;
     this.truePeak = options.truePeak ?? true;
     this.k = getKernels() as LoudnessKernels;
-    const arena = new Arena();
+    const arena = openArena();
     const lsize = this.k.loudnessStateSize(channels);
     const psize = this.k.truePeakStateSize(channels);
     const lptr = arena.alloc(lsize);
@@ -165,7 +165,7 @@ export class LoudnessMeter {
     if (frames === 0) return;
     const chunk = Math.min(frames, CHUNK_FRAMES);
     const outPairs = Math.floor(chunk / Math.floor(this.sampleRate / 10)) + 2;
-    const arena = new Arena();
+    const arena = openArena();
     const lptr = arena.alloc(this.loudnessState.length);
     const pptr = arena.alloc(this.peakState.length);
     const input = arena.allocF32(chunk * this.channels);
@@ -227,7 +227,7 @@ export class LoudnessMeter {
   }
 
   private readState<T>(read: (loudnessPtr: number, peakPtr: number) => T): T {
-    const arena = new Arena();
+    const arena = openArena();
     const lptr = arena.alloc(this.loudnessState.length);
     const pptr = arena.alloc(this.peakState.length);
     new Uint8Array(this.k.memory.buffer, lptr, this.loudnessState.length).set(this.loudnessState);

@@ -3,7 +3,7 @@
 // One call copies the PCM into the arena once, runs every kernel over it and returns plain arrays and
 // numbers; the arena is reset at the start of each call. Loop windows are grouped here, on hashes
 // from the kernel confirmed by comparing the samples themselves.
-import { Arena, getKernels, type KernelExports } from "./wasm.js";
+import { getKernels, openArena, type Arena, type KernelExports } from "./wasm.js";
 
 /** Exports of assembly/kernels/{frames,pitch,fingerprint}.ts; pointers are byte offsets, lengths sample counts. */
 export interface ParityKernels extends KernelExports {
@@ -72,7 +72,7 @@ const MAX_SAMPLE_RATE = 0x7fffffff;
 
 /** Run the parity kernels over `pcm` (int16 mono). */
 export function measureParityFrames(pcm: Int16Array, sampleRate: number): ParityFrames {
-  const arena = new Arena();
+  const arena = openArena();
   const pcmPtr = arena.putI16(pcm);
   return measureParityFramesAt(arena, pcmPtr, pcm.length, sampleRate);
 }

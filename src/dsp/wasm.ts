@@ -93,3 +93,16 @@ export class Arena {
   }
   reset(): void { this.k.arenaReset(); }
 }
+
+let threadArena: Arena | undefined;
+
+/**
+ * The thread's arena, reset: one arena scope at a time per thread. A single long-lived object rather
+ * than one per kernel run, since V8 drops the map of a class whose instances are all dead at a full
+ * GC and then deoptimises every function that was optimised for it.
+ */
+export function openArena(): Arena {
+  if (threadArena) threadArena.reset();
+  else threadArena = new Arena();
+  return threadArena;
+}

@@ -1,7 +1,7 @@
 // Microsoft Voice Live evaluation harness datasets (formats.md F3): legacy and Foundry shapes, path guard, data: URIs.
 import { readFileSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
-import { Audio } from "../model/audio.js";
+import { Audio, audioInit } from "../model/audio.js";
 import { VoxError } from "../model/errors.js";
 import { createTestCase, type Turn } from "../model/test-case.js";
 import { displayPathOf, isFile, isInside, mimeForExtension, realPathOr } from "./files.js";
@@ -157,7 +157,7 @@ export function datasetAudio(o: Json, datasetFile: string, turnNumber: number, l
   const media = mediaReference(o);
   if (media) {
     const field = `${lineField}: ${media.field}`;
-    if (media.data.startsWith("http://") || media.data.startsWith("https://")) return new Audio({ url: media.data });
+    if (media.data.startsWith("http://") || media.data.startsWith("https://")) return new Audio(audioInit({ url: media.data }));
     if (!media.data.startsWith("data:")) {
       throw new VoxError("INVALID_AUDIO", `Failed to resolve media audio for turn ${turnNumber}: only data: URIs and http(s) URLs are accepted`, { file: displayPathOf(datasetFile), field });
     }
@@ -173,7 +173,7 @@ export function datasetAudio(o: Json, datasetFile: string, turnNumber: number, l
   const found = resolveDatasetPath(dirname(datasetFile), legacy.path, context);
   if (!found) throw new VoxError("AUDIO_NOT_FOUND", `Audio file not found: ${resolve(dirname(datasetFile), legacy.path)}`, context);
   const bytes = readFileSync(found);
-  return new Audio({ url: found }, () => ({ path: found, bytes }));
+  return new Audio(audioInit({ url: found }), () => ({ path: found, bytes }));
 }
 
 /**

@@ -1,7 +1,7 @@
 // Voice Live evaluation harness outputs (formats.md F4): per-turn records grouped into one test case per conversation.
 import { readFileSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
-import { Audio } from "../model/audio.js";
+import { Audio, audioInit } from "../model/audio.js";
 import { VoxError } from "../model/errors.js";
 import { createTestCase, type Turn } from "../model/test-case.js";
 import { displayPathOf, isFile } from "./files.js";
@@ -93,7 +93,7 @@ function responseAudioPath(outputDir: string, conversationId: string, turnNumber
 
 function audioFromFile(path: string): Audio {
   const bytes = readFileSync(path);
-  return new Audio({ url: path }, () => ({ path, bytes }));
+  return new Audio(audioInit({ url: path }), () => ({ path, bytes }));
 }
 
 /** One conversation of an output file as a test case (F4.9), records ordered by turn number. */

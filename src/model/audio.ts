@@ -57,6 +57,22 @@ function basename(p: string): string {
   return parts[parts.length - 1] ?? "";
 }
 
+/**
+ * Every field of an AudioInit, absent ones null, in one order: the constructor then always reads
+ * one shape, whichever ingest format built it, and stays optimised.
+ */
+export function audioInit(fields: AudioInit): Required<AudioInit> {
+  return {
+    dataBase64: fields.dataBase64 ?? null,
+    mimeType: fields.mimeType ?? null,
+    url: fields.url ?? null,
+    sampleRate: fields.sampleRate ?? null,
+    encoding: fields.encoding ?? null,
+    duration: fields.duration ?? null,
+    start_time: fields.start_time ?? null,
+  };
+}
+
 let idCounter = 0;
 function newId(): string {
   const rnd = (n: number) => Math.floor(Math.random() * 16 ** n).toString(16).padStart(n, "0");
@@ -154,7 +170,7 @@ export class Audio {
     mimeType: string,
     extra: Omit<AudioInit, "dataBase64" | "mimeType" | "url"> = {},
   ): Audio {
-    return new Audio({ ...extra, mimeType }, undefined, data);
+    return new Audio(audioInit({ mimeType, sampleRate: extra.sampleRate, encoding: extra.encoding, duration: extra.duration, start_time: extra.start_time }), undefined, data);
   }
 
   get local(): boolean | null {

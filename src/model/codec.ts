@@ -1,5 +1,5 @@
 // JSON codec for deepeval ConversationalTestCase dumps (formats.md F1): one object, an array or JSONL, every alias.
-import { Audio, AudioValidationError, type AudioInit, type ResolvedLocalFile } from "./audio.js";
+import { Audio, audioInit, AudioValidationError, type ResolvedLocalFile } from "./audio.js";
 import { VoxError } from "./errors.js";
 import { createTestCase, TEST_CASE_MESSAGES, type ConversationalTestCase, type Role, type Turn } from "./test-case.js";
 
@@ -242,7 +242,7 @@ function audioFromJson(
   bad: (sub: string, msg: string) => never,
 ): Audio {
   if (!isObject(value)) bad("", `Input should be an Audio object, got ${jsonType(value)}`);
-  const init: AudioInit = {};
+  const init = audioInit({});
   for (const k of AUDIO_STRING_KEYS) {
     const v = value[k];
     if (v === undefined || v === null) continue;
@@ -255,7 +255,7 @@ function audioFromJson(
     if (typeof v !== "number" || !Number.isFinite(v)) bad(k, "Input should be a valid number");
     init[k] = v as number;
   }
-  if (init.start_time === undefined && "startTime" in value && options.compat !== "deepeval") {
+  if (init.start_time === null && "startTime" in value && options.compat !== "deepeval") {
     const v = value.startTime;
     if (v !== null) {
       if (typeof v !== "number" || !Number.isFinite(v)) bad("startTime", "Input should be a valid number");

@@ -59,10 +59,39 @@ export function createTestCase(init: ConversationalTestCase): ConversationalTest
   if (init.context != null && (!Array.isArray(init.context) || init.context.some((c) => typeof c !== "string"))) {
     throw new TypeError(TEST_CASE_MESSAGES.context);
   }
+  // Every field is written, in one order, whatever the source format set: test cases and turns
+  // then share one shape, so the code that reads them stays optimised (absent fields stay undefined).
   return {
-    ...init,
+    turns: init.turns.map(normalizeTurn),
+    scenario: init.scenario,
+    context: init.context,
+    name: init.name,
+    user_description: init.user_description,
+    expected_outcome: init.expected_outcome,
+    chatbot_role: init.chatbot_role,
+    metadata: init.metadata,
+    comments: init.comments,
+    tags: init.tags,
     flaky: init.flaky ?? false,
+    mcp_servers: init.mcp_servers,
     multimodal: init.multimodal ?? false,
     voice: init.turns.some((t) => t.audio != null),
+  };
+}
+
+function normalizeTurn(t: Turn): Turn {
+  return {
+    role: t.role,
+    content: t.content,
+    user_id: t.user_id,
+    audio: t.audio,
+    latency_ms: t.latency_ms,
+    interrupted: t.interrupted,
+    retrieval_context: t.retrieval_context,
+    tools_called: t.tools_called,
+    mcp_tools_called: t.mcp_tools_called,
+    mcp_resources_called: t.mcp_resources_called,
+    mcp_prompts_called: t.mcp_prompts_called,
+    metadata: t.metadata,
   };
 }
