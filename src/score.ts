@@ -2,6 +2,7 @@
 import { analyzeAcoustics, type AcousticsBlock, type AcousticsOptions } from "./analysis/acoustics.js";
 import { CallAnalysis } from "./analysis/call.js";
 import { toFloatPlanar } from "./audio/convert.js";
+import type { DecodedAudio } from "./audio/types.js";
 import type { ClipMeasurements } from "./analysis/types.js";
 import { createMetrics, type MetricResult } from "./metrics/index.js";
 import type { CompatMode } from "./model/codec.js";
@@ -18,6 +19,8 @@ export interface ScoreOptions {
   compat?: CompatMode;
   /** Also compute the standards set per clip (the `acoustics` block); options tune it. @defaultValue false */
   acoustics?: boolean | Partial<AcousticsOptions>;
+  /** Clips already decoded from these turns' bytes in the same compat mode (turn index → audio). */
+  predecoded?: ReadonlyMap<number, DecodedAudio>;
 }
 
 /** One turn with audio in the result record (interfaces.md). */
@@ -45,6 +48,7 @@ export function scoreTestCase(testCase: ConversationalTestCase, options: ScoreOp
   const acousticsOptions = options.acoustics === true ? {} : options.acoustics || undefined;
   const ctx = new CallAnalysis(testCase, {
     compat: options.compat,
+    predecoded: options.predecoded,
     extra: acousticsOptions
       ? (decoded, turn) => analyzeAcoustics(toFloatPlanar(decoded), decoded.sampleRate, acousticsOptions, turn.content)
       : undefined,

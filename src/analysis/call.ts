@@ -14,6 +14,11 @@ export interface CallAnalysisOptions {
    * Called once per clip with the decoded audio.
    */
   extra?: (decoded: DecodedAudio, turn: Turn, index: number) => unknown;
+  /**
+   * Clips the caller already decoded from these turns' bytes in the same compat mode (turn index →
+   * audio), e.g. by ingest; they are used instead of decoding the bytes a second time.
+   */
+  predecoded?: ReadonlyMap<number, DecodedAudio>;
 }
 
 /** Everything known about one turn's clip after analysis; every field is always set (one shape for the metrics that read it). */
@@ -34,12 +39,14 @@ export class CallAnalysis {
   readonly testCase: ConversationalTestCase;
   readonly compat: CompatMode;
   private readonly extra?: CallAnalysisOptions["extra"];
+  private readonly predecoded?: CallAnalysisOptions["predecoded"];
   private readonly clips = new Map<number, ClipAnalysis>();
 
   constructor(testCase: ConversationalTestCase, options: CallAnalysisOptions = {}) {
     this.testCase = testCase;
     this.compat = options.compat ?? "voxmetrics";
     this.extra = options.extra;
+    this.predecoded = options.predecoded;
   }
 
   /** The analysis of turn `index`'s clip, or undefined when the turn has no audio. */
@@ -82,7 +89,7 @@ export class CallAnalysis {
     const name = audio.path ?? `turns[${index}].audio`;
     let decoded: DecodedAudio;
     try {
-      decoded = decodeAudio(bytes, { compat: this.compat, name });
+      decoded = this.predecoded?.get(index) ?? decodeAudio(bytes, { compat: this.compat, name });
     } catch (e) {
       if (!(e instanceof DecodeError)) throw e;
       return {

@@ -1,7 +1,7 @@
 // deepeval voice-simulation output folders (formats.md F2): turn files in order, start times recovered from the combined render.
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { decodeAudio, downmixTruncating } from "../audio/index.js";
+import { decodeAudio, downmixTruncating, type DecodedAudio } from "../audio/index.js";
 import { Audio } from "../model/audio.js";
 import { VoxError } from "../model/errors.js";
 import { createTestCase, type Role, type Turn } from "../model/test-case.js";
@@ -42,9 +42,10 @@ export function loadSimConversation(dir: string, options: IngestOptions = {}): L
   const bytes = files.map((f) => readFileSync(join(dir, f.name)));
   const mixPath = join(dir, SIM_CONVERSATION_FILE);
   let starts: Array<number | null> = files.map(() => null);
+  const decoded = new Map<number, DecodedAudio>();
   if (options.inferStartTimes !== false) {
     if (isFile(mixPath)) {
-      starts = recoverStartTimes(readFileSync(mixPath), bytes, warnings);
+      starts = recoverStartTimes(readFileSync(mixPath), bytes, options.compat, decoded, warnings);
       const missing = files.filter((_, i) => starts[i] === null).map((f) => f.name);
       if (missing.length > 0) warnings.push(`start_time left null for ${missing.join(", ")}: not placeable exactly in ${SIM_CONVERSATION_FILE}`);
     } else {
@@ -57,11 +58,21 @@ export function loadSimConversation(dir: string, options: IngestOptions = {}): L
     audio: Audio.fromBytes(bytes[i], mimeForExtension(f.ext), { start_time: starts[i] }),
     metadata: { source_file: f.name },
   }));
-  return { testCase: createTestCase({ turns, metadata: { source_format: "deepeval-sim-folder" } }), warnings };
+  return { testCase: createTestCase({ turns, metadata: { source_format: "deepeval-sim-folder" } }), warnings, decoded };
 }
 
-/** Clip offsets (seconds) inside the render, null where a clip cannot be placed exactly. */
-function recoverStartTimes(mixBytes: Uint8Array, clipBytes: Uint8Array[], warnings: string[]): Array<number | null> {
+/**
+ * Clip offsets (seconds) inside the render, null where a clip cannot be placed exactly. Clips are
+ * decoded as deepeval reads them; under `--compat deepeval` that is also how analysis decodes them,
+ * so they are kept in `decoded` (by turn index) instead of being decoded a second time.
+ */
+function recoverStartTimes(
+  mixBytes: Uint8Array,
+  clipBytes: Uint8Array[],
+  compat: IngestOptions["compat"],
+  decoded: Map<number, DecodedAudio>,
+  warnings: string[],
+): Array<number | null> {
   let mix;
   try {
     mix = decodeAudio(mixBytes, { compat: "deepeval", name: SIM_CONVERSATION_FILE });
@@ -70,9 +81,10 @@ function recoverStartTimes(mixBytes: Uint8Array, clipBytes: Uint8Array[], warnin
     return clipBytes.map(() => null);
   }
   const mixMono = downmixTruncating(mix.samples, mix.channels);
-  const clips = clipBytes.map((b) => {
+  const clips = clipBytes.map((b, i) => {
     try {
       const d = decodeAudio(b, { compat: "deepeval" });
+      if (compat === "deepeval") decoded.set(i, d);
       return d.sampleRate === mix.sampleRate ? downmixTruncating(d.samples, d.channels) : null;
     } catch {
       return null;

@@ -142,12 +142,15 @@ export function loadDualChannel(path: string, options: IngestOptions = {}): Load
   const parties = buildPartyTurns(callerSegments, agentSegments);
   if (parties.length === 0) throw new VoxError("INVALID_AUDIO", "no speech found on either channel", { file });
 
-  const turns: Turn[] = parties.map((p) => {
+  const clips = new Map<number, DecodedAudio>();
+  const turns: Turn[] = parties.map((p, index) => {
     const from = Math.max(0, Math.round(p.start * rate));
     const to = Math.min(frames, Math.round(p.end * rate));
     // Only the turn's frames are de-interleaved, not the whole channel.
     const pcm = extractChannel(decoded.samples.subarray(from * channels, to * channels), channels, p.role === "user" ? callerChannel : agentChannel);
     const clip = writeWavPcm16(pcm, rate, 1);
+    // The WAV bytes keep the turn a self-contained deepeval Audio; analysis reuses the PCM instead of decoding them.
+    if (pcm.length > 0) clips.set(index, { sampleRate: rate, channels: 1, frames: pcm.length, samples: pcm, format: "wav/pcm16", warnings: [] });
     return {
       role: p.role,
       content: transcriptFor(p, sidecar),
@@ -169,5 +172,5 @@ export function loadDualChannel(path: string, options: IngestOptions = {}): Load
       ...(sidecar?.end_reason ? { end_reason: sidecar.end_reason } : {}),
     },
   });
-  return { testCase, warnings };
+  return { testCase, warnings, decoded: clips };
 }

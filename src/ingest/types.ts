@@ -1,6 +1,7 @@
 // Shared types of the ingest layer: input formats, call references (cheap, main thread) and loaded calls (worker).
 import type { CompatMode } from "../model/codec.js";
 import type { ErrorCode } from "../model/errors.js";
+import type { DecodedAudio } from "../audio/types.js";
 import type { ConversationalTestCase } from "../model/test-case.js";
 
 /** Format ids of formats.md §F0.2 (also the values of `--input-format`). */
@@ -66,6 +67,8 @@ export interface CallRef {
 export interface LoadedCall {
   testCase: ConversationalTestCase;
   warnings: string[];
+  /** Clips ingest already decoded, in the compat mode it was given (turn index → audio); analysis reuses them. */
+  decoded?: Map<number, DecodedAudio>;
 }
 
 /** The outcome of discovery. */

@@ -37,8 +37,11 @@ export function scoreCall(task: ScoreTask): ResultRecord {
   const t0 = performance.now();
   const { ref } = task;
   try {
-    const { testCase, warnings } = loadCall(ref, task.ingest);
-    const { metrics, turns } = scoreTestCase(testCase, { ...task.score, compat: task.ingest.compat ?? task.score.compat });
+    const { testCase, warnings, decoded } = loadCall(ref, task.ingest);
+    const compat = task.ingest.compat ?? task.score.compat ?? "voxmetrics";
+    // Ingest decoded in its own mode; its clips are reusable only when analysis runs in the same one.
+    const predecoded = (task.ingest.compat ?? "voxmetrics") === compat ? decoded : undefined;
+    const { metrics, turns } = scoreTestCase(testCase, { ...task.score, compat, predecoded });
     const record: ResultRecord = {
       id: ref.id,
       name: testCase.name ?? null,
