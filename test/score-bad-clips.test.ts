@@ -1,14 +1,15 @@
 // Bad clips inside a test case: deepeval's semantics (the call is still scored, the breakdown carries deepeval's
 // string) plus a `detail` naming the file and the reason; a bad call never stops the others.
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { scoreArchive, writeWavPcm16 } from "../src/index.js";
 import type { ResultRecord } from "../src/pool/record.js";
 import { buildWav } from "./audio/wav-builder.js";
 
 const dir = mkdtempSync(join(tmpdir(), "vox-badclips-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const tone = Int16Array.from({ length: 8000 }, (_, i) => Math.round(8000 * Math.min(1, i / 400, (7999 - i) / 400) * Math.sin((2 * Math.PI * 197 * i) / 8000)));
 writeFileSync(join(dir, "good.wav"), writeWavPcm16(tone, 8000));
 writeFileSync(join(dir, "not-a-wav.wav"), "this is text, not audio");

@@ -1,6 +1,6 @@
 // Audio decoding: deepeval-exact acceptance under compat, wide acceptance (wavefile, ffmpeg) by default.
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -104,6 +104,7 @@ describe("ffmpeg containers", () => {
     const run = spawnSync(ffmpeg!, ["-loglevel", "error", "-f", "lavfi", "-i", "sine=frequency=440:duration=0.5:sample_rate=16000", "-ac", "2", mp3]);
     expect(run.status).toBe(0);
     const d = decodeAudio(readFileSync(mp3));
+    rmSync(dir, { recursive: true, force: true });
     expect(d.format).toBe("ffmpeg/mp3");
     expect(d.sampleRate).toBe(16000);
     expect(d.channels).toBe(2);

@@ -1,8 +1,8 @@
 // The deepeval JSON codec: containers, aliases, validation messages naming the field, url resolution.
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { writeWavPcm16 } from "../../src/audio/wav-writer.js";
 import { loadDeepevalJsonFile } from "../../src/ingest/deepeval-json.js";
 import { parseTestCaseText, testCaseToJson } from "../../src/model/codec.js";
@@ -77,6 +77,7 @@ describe("validation messages", () => {
 
 describe("urls and startTime", () => {
   const dir = mkdtempSync(join(tmpdir(), "vox-codec-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
   writeFileSync(join(dir, "a.wav"), writeWavPcm16(new Int16Array(80), 8000));
   const write = (name: string, v: unknown) => {
     writeFileSync(join(dir, name), JSON.stringify(v));
