@@ -6,12 +6,10 @@ import { Audio } from "../model/audio.js";
 import { VoxError } from "../model/errors.js";
 import { createTestCase, type Role, type Turn } from "../model/test-case.js";
 import { isFile, mimeForExtension } from "./files.js";
-import type { IngestOptions, LoadedCall } from "./types.js";
+import { DEFAULT_INGEST_OPTIONS, type IngestOptions, type LoadedCall } from "./types.js";
 
 /** A turn file name: `deepeval-turn-<n>-<role>.<ext>` (F2.1). */
 export const SIM_TURN_FILE = /^deepeval-turn-(\d+)-(user|assistant)\.(wav|mp3|opus|aac|flac|pcm)$/;
-/** A simulator run folder name (F2.1). */
-export const SIM_RUN_FOLDER = /^simulation-\d{4}-\d{2}-\d{2}_\d{2}-\d{2}-\d{2}$/;
 /** The combined render (F2.4). */
 export const SIM_CONVERSATION_FILE = "deepeval-conversation.wav";
 
@@ -43,7 +41,7 @@ export function loadSimConversation(dir: string, options: IngestOptions = {}): L
   const mixPath = join(dir, SIM_CONVERSATION_FILE);
   let starts: Array<number | null> = files.map(() => null);
   const decoded = new Map<number, DecodedAudio>();
-  if (options.inferStartTimes !== false) {
+  if (options.inferStartTimes ?? DEFAULT_INGEST_OPTIONS.inferStartTimes) {
     if (isFile(mixPath)) {
       starts = recoverStartTimes(readFileSync(mixPath), bytes, options.compat, decoded, warnings);
       const missing = files.filter((_, i) => starts[i] === null).map((f) => f.name);

@@ -1,8 +1,8 @@
 // Input detection (formats.md F0.2): what a file or folder holds, from its name and first record or header.
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { AUDIO_EXTENSIONS, extensionOf, sniffAudio } from "./files.js";
 import { parseRecord, scanJsonRecords, type JsonRecords } from "./json-records.js";
-import { SIM_RUN_FOLDER, SIM_TURN_FILE } from "./deepeval-sim.js";
+import { SIM_TURN_FILE } from "./deepeval-sim.js";
 import type { InputFormat } from "./types.js";
 import { isVoiceLiveDatasetRecord } from "./voicelive-dataset.js";
 import { isVoiceLiveOutputRecord } from "./voicelive-output.js";
@@ -38,12 +38,6 @@ export function isAudioName(name: string): boolean {
 /** True when a folder directly holds deepeval turn files (one simulated conversation). */
 export function isSimConversationFolder(names: string[]): boolean {
   return names.some((n) => SIM_TURN_FILE.test(n));
-}
-
-/** True when a folder is a deepeval simulation output folder or a run folder (F0.2 order 1). */
-export function isSimFolder(dir: string): boolean {
-  const names = readdirSync(dir);
-  return isSimConversationFolder(names) || names.some((n) => SIM_RUN_FOLDER.test(n)) || SIM_RUN_FOLDER.test(dir.split(/[\\/]/).pop() ?? "");
 }
 
 /** Classify one parsed record (F0.2 orders 2–4). */

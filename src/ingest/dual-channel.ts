@@ -7,7 +7,7 @@ import { VoxError } from "../model/errors.js";
 import { createTestCase, type Role, type Turn } from "../model/test-case.js";
 import { detectChannelSpeech } from "./channel-activity.js";
 import { displayPathOf, isFile } from "./files.js";
-import type { IngestOptions, LoadedCall } from "./types.js";
+import { DEFAULT_INGEST_OPTIONS, type IngestOptions, type LoadedCall } from "./types.js";
 
 /** A speech segment [start, end] in seconds. */
 export type SpeechSegment = [number, number];
@@ -120,7 +120,7 @@ export function loadDualChannel(path: string, options: IngestOptions = {}): Load
   if (decoded.channels < 2) {
     throw new VoxError("UNSUPPORTED_INPUT", `a dual-channel recording needs 2 channels, this one has ${decoded.channels}`, { file });
   }
-  const defaultAgent = (options.agentChannel ?? "right") === "left" ? 0 : 1;
+  const defaultAgent = (options.agentChannel ?? DEFAULT_INGEST_OPTIONS.agentChannel) === "left" ? 0 : 1;
   const mapped = sidecar?.caller_channel !== undefined && sidecar?.agent_channel !== undefined;
   if (decoded.channels > 2 && !mapped) {
     throw new VoxError("UNSUPPORTED_INPUT", `${decoded.channels} channels: name caller_channel and agent_channel in the sidecar JSON`, { file });
