@@ -11,6 +11,7 @@ import { VoxError } from "../model/errors.js";
 import { toOutcome, type CallOutcome } from "./record.js";
 import type { ScoreOptions } from "../score.js";
 import { errorRecord, scoreCall, type BatchTask, type ScoreTask } from "./score-call.js";
+import { appendLines } from "./append.js";
 
 export interface PoolOptions {
   /**
@@ -71,23 +72,34 @@ export function defaultWorkerCount(): number {
 
 /**
  * Score every call, calling `onResult` as each finishes (in completion order). At most
- * workers × tasksPerWorker tasks are in flight, so memory does not grow with the archive.
+ * workers × tasksPerWorker tasks are in flight, so memory does not grow with the archive. With
+ * `appendTo`, each record is appended to that JSONL before `onResult` sees it (by the worker that
+ * scored it, once per task) and the outcome's `line` is null.
  * Resolves to `interrupted: true` when the signal stopped scheduling before the end.
  */
 export async function runCalls(
   refs: Iterable<CallRef>,
-  options: { ingest: IngestOptions; score: ScoreOptions },
+  options: { ingest: IngestOptions; score: ScoreOptions; appendTo?: string },
   pool: PoolOptions,
   onResult: (outcome: CallOutcome) => void,
 ): Promise<{ interrupted: boolean }> {
   const workers = pool.workers ?? defaultWorkerCount();
   const iterator = refs[Symbol.iterator]();
+  const { appendTo } = options;
+  // Records made here (inline scoring, crash records) are appended like the workers' ones.
+  const deliver = (outcome: CallOutcome) => {
+    if (appendTo !== undefined && outcome.line !== null) {
+      appendLines(appendTo, [outcome.line]);
+      outcome.line = null;
+    }
+    onResult(outcome);
+  };
 
   if (workers === 0) {
     for (let next = iterator.next(); !next.done; next = iterator.next()) {
       if (pool.signal?.aborted) return { interrupted: true };
       const task: ScoreTask = { ref: next.value, ingest: options.ingest, score: options.score };
-      onResult(toOutcome(scoreCall(task)));
+      deliver(toOutcome(scoreCall(task)));
       await new Promise((r) => setImmediate(r));
     }
     return { interrupted: false };
@@ -112,7 +124,7 @@ export async function runCalls(
   // Until a call has been timed, each task holds one call.
   const batchSize = () => (timedCalls === 0 ? 1 : Math.min(maxCalls, Math.max(1, Math.floor((TARGET_TASK_MS * timedCalls) / Math.max(timedMs, 1e-3)))));
   const run = async (batch: CallRef[]) => {
-    const outcomes = (await piscina.run({ refs: batch, ingest: options.ingest, score: options.score } satisfies BatchTask)) as CallOutcome[];
+    const outcomes = (await piscina.run({ refs: batch, ingest: options.ingest, score: options.score, appendTo } satisfies BatchTask)) as CallOutcome[];
     for (const { digest } of outcomes) {
       timedCalls++;
       timedMs += digest.elapsed_ms;
@@ -129,7 +141,7 @@ export async function runCalls(
       } catch (err) {
         if (attempt < retries) continue;
         const why = err instanceof Error ? err.message : String(err);
-        onResult(toOutcome(errorRecord(ref, new VoxError("WORKER_CRASHED", `the worker scoring this call died ${attempt + 1} time(s) (${why})`, { file: ref.displayPath }))));
+        deliver(toOutcome(errorRecord(ref, new VoxError("WORKER_CRASHED", `the worker scoring this call died ${attempt + 1} time(s) (${why})`, { file: ref.displayPath }))));
         return;
       }
       outcomes.forEach((outcome) => onResult(outcome));

@@ -37,11 +37,12 @@ export interface RecordDigest extends Omit<ResultRecord, "metrics" | "turns"> {
 }
 
 /**
- * What a worker sends back: the record already serialised (the main thread only writes it) and a
- * small digest for the running summary and the CSV, so per-call work stays in the workers.
+ * What a worker sends back: the record already serialised (the main thread only writes it), or null
+ * when the worker appended it to the results file itself, and a small digest for the running summary
+ * and the CSV, so per-call work stays in the workers.
  */
 export interface CallOutcome {
-  line: string;
+  line: string | null;
   digest: RecordDigest;
 }
 

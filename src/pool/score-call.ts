@@ -17,6 +17,11 @@ export interface BatchTask {
   refs: CallRef[];
   ingest: IngestOptions;
   score: ScoreOptions;
+  /**
+   * Results JSONL the worker appends the task's records to (one write for the whole task, after
+   * the last call), so record text never crosses threads; absent, records travel back as lines.
+   */
+  appendTo?: string;
 }
 
 /** The error record of a call that could not be read or scored. */

@@ -60,16 +60,20 @@ export async function scoreArchive(options: ScoreArchiveOptions): Promise<ScoreA
     if (!done.has(record.id)) account(record);
   });
   const resumed = done.size;
-  const todo = discovery.calls.filter((c) => !done.has(c.id));
+  // Calls already in the output, and repeats of an id (an input named twice), are not scored again.
+  const queued = new Set<string>();
+  const todo = discovery.calls.filter((c) => !done.has(c.id) && !queued.has(c.id) && queued.add(c.id) !== undefined);
   options.onDiscovered?.(discovery, discovery.calls.length - todo.length);
 
   let scored = 0;
   let interrupted = false;
   let summary: RunSummary;
   try {
-    ({ interrupted } = await runCalls(todo, { ingest, score: options.score ?? {} }, options.pool ?? {}, ({ line, digest }) => {
+    // Workers append records to a results file themselves; only stdout goes through this thread.
+    const appendTo = options.out ? resolve(options.out) : undefined;
+    ({ interrupted } = await runCalls(todo, { ingest, score: options.score ?? {}, appendTo }, options.pool ?? {}, ({ line, digest }) => {
       if (done.has(digest.id)) return;
-      writer.writeLine(line);
+      if (line !== null) writer.writeLine(line);
       account(digest);
       scored++;
       options.onRecord?.(digest);

@@ -1,5 +1,5 @@
 // The worker pool: every call scored once in parallel, crashed workers replaced and their call retried once, then an error record.
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -18,8 +18,8 @@ afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 async function collect(refs: CallRef[], pool: Parameters<typeof runCalls>[2]): Promise<ResultRecord[]> {
   const out: ResultRecord[] = [];
   await runCalls(refs, { ingest: {}, score: {} }, pool, (o) => {
-    expect(o.digest.id).toBe(JSON.parse(o.line).id);
-    out.push(JSON.parse(o.line) as ResultRecord);
+    expect(o.digest.id).toBe(JSON.parse(o.line!).id);
+    out.push(JSON.parse(o.line!) as ResultRecord);
   });
   return out;
 }
@@ -33,6 +33,27 @@ describe("runCalls", () => {
     const strip = (rs: ResultRecord[]) => rs.map((r) => ({ ...r, elapsed_ms: 0 })).sort((a, b) => a.id.localeCompare(b.id));
     expect(pooled.map((r) => r.status)).toEqual(calls.map(() => "ok"));
     expect(strip(pooled)).toEqual(strip(inline));
+  }, 60_000);
+
+  it("with appendTo, workers append every record to the file themselves (crash records too) and hand back digests only", async () => {
+    const file = join(tmp, "appended.jsonl");
+    writeFileSync(file, "");
+    const doomed = { ...calls[0], id: `${calls[0].id}#crash-always` };
+    const refs = [...calls, doomed];
+    const digests: string[] = [];
+    await runCalls(refs, { ingest: {}, score: {}, appendTo: file }, { workers: 2, workerFile: CRASHING_WORKER }, (o) => {
+      expect(o.line).toBeNull();
+      digests.push(o.digest.id);
+    });
+    const lines = readFileSync(file, "utf8").split("\n");
+    expect(lines.pop()).toBe("");
+    const records = lines.map((l) => JSON.parse(l) as ResultRecord);
+    expect(records.map((r) => r.id).sort()).toEqual(refs.map((r) => r.id).sort());
+    expect(digests.sort()).toEqual(refs.map((r) => r.id).sort());
+    expect(records.find((r) => r.id === doomed.id)!.error).toMatchObject({ code: "WORKER_CRASHED" });
+    const inline = await collect(calls, { workers: 0 });
+    const strip = (rs: ResultRecord[]) => rs.map((r) => ({ ...r, elapsed_ms: 0 })).sort((a, b) => a.id.localeCompare(b.id));
+    expect(strip(records.filter((r) => r.id !== doomed.id))).toEqual(strip(inline));
   }, 60_000);
 
   it("replaces a crashed worker, retries its call once, then records WORKER_CRASHED; other calls are unaffected", async () => {
