@@ -70,20 +70,78 @@ export function defaultWorkerCount(): number {
   return availableParallelism();
 }
 
+/** A started pool: its workers boot (load the engine, instantiate the wasm) as soon as it exists. */
+export interface ScoringPool {
+  /** Worker threads (0 scores in the calling thread). */
+  readonly workers: number;
+  /** Stop the workers (after the calls in flight). */
+  close(): Promise<void>;
+}
+
+interface PoolState extends ScoringPool {
+  readonly piscina: Piscina | null;
+  readonly options: PoolOptions;
+}
+
+/**
+ * Start the workers now, so that they boot while the caller does other work (discovering the
+ * archive, say); hand the pool to `runCalls` and close it when done.
+ */
+export function startPool(pool: PoolOptions = {}): ScoringPool {
+  const workers = pool.workers ?? defaultWorkerCount();
+  const piscina =
+    workers === 0
+      ? null
+      : new Piscina({
+          filename: pool.workerFile ?? defaultWorkerFile(),
+          minThreads: workers,
+          maxThreads: workers,
+          idleTimeout: IDLE_TIMEOUT_MS,
+          maxQueue: "auto",
+          concurrentTasksPerWorker: 1,
+          resourceLimits: pool.resourceLimits,
+          // Workers run the compiled dist/ code in plain Node: loaders of the parent (tsx, vitest) must not leak in.
+          execArgv: [],
+          workerData: { wasmModule: getWasmModule() },
+        });
+  const state: PoolState = { workers, piscina, options: pool, close: async () => piscina?.close() };
+  return state;
+}
+
 /**
  * Score every call, calling `onResult` as each finishes (in completion order). At most
  * workers × tasksPerWorker tasks are in flight, so memory does not grow with the archive. With
  * `appendTo`, each record is appended to that JSONL before `onResult` sees it (by the worker that
- * scored it, once per task) and the outcome's `line` is null.
+ * scored it, once per task) and the outcome's `line` is null. `pool` is either the options of a
+ * pool started and closed for this run, or a pool from `startPool` (left open).
  * Resolves to `interrupted: true` when the signal stopped scheduling before the end.
  */
 export async function runCalls(
   refs: Iterable<CallRef>,
   options: { ingest: IngestOptions; score: ScoreOptions; appendTo?: string },
-  pool: PoolOptions,
+  pool: PoolOptions | ScoringPool,
   onResult: (outcome: CallOutcome) => void,
 ): Promise<{ interrupted: boolean }> {
-  const workers = pool.workers ?? defaultWorkerCount();
+  if (isStarted(pool)) return runOnPool(pool as PoolState, refs, options, onResult);
+  const started = startPool(pool) as PoolState;
+  try {
+    return await runOnPool(started, refs, options, onResult);
+  } finally {
+    await started.close();
+  }
+}
+
+function isStarted(pool: PoolOptions | ScoringPool): pool is ScoringPool {
+  return typeof (pool as ScoringPool).close === "function";
+}
+
+async function runOnPool(
+  state: PoolState,
+  refs: Iterable<CallRef>,
+  options: { ingest: IngestOptions; score: ScoreOptions; appendTo?: string },
+  onResult: (outcome: CallOutcome) => void,
+): Promise<{ interrupted: boolean }> {
+  const { piscina, options: pool } = state;
   const iterator = refs[Symbol.iterator]();
   const { appendTo } = options;
   // Records made here (inline scoring, crash records) are appended like the workers' ones.
@@ -95,7 +153,7 @@ export async function runCalls(
     onResult(outcome);
   };
 
-  if (workers === 0) {
+  if (piscina === null) {
     for (let next = iterator.next(); !next.done; next = iterator.next()) {
       if (pool.signal?.aborted) return { interrupted: true };
       const task: ScoreTask = { ref: next.value, ingest: options.ingest, score: options.score };
@@ -105,18 +163,6 @@ export async function runCalls(
     return { interrupted: false };
   }
 
-  const piscina = new Piscina({
-    filename: pool.workerFile ?? defaultWorkerFile(),
-    minThreads: workers,
-    maxThreads: workers,
-    idleTimeout: IDLE_TIMEOUT_MS,
-    maxQueue: "auto",
-    concurrentTasksPerWorker: 1,
-    resourceLimits: pool.resourceLimits,
-    // Workers run the compiled dist/ code in plain Node: loaders of the parent (tsx, vitest) must not leak in.
-    execArgv: [],
-    workerData: { wasmModule: getWasmModule() },
-  });
   const retries = pool.retries ?? 1;
   const maxCalls = Math.max(1, pool.maxCallsPerTask ?? DEFAULT_MAX_CALLS_PER_TASK);
   let timedCalls = 0;
@@ -162,32 +208,28 @@ export async function runCalls(
     outcomes.forEach((outcome) => onResult(outcome));
   };
 
-  const limit = workers * (pool.tasksPerWorker ?? 2);
+  const limit = state.workers * (pool.tasksPerWorker ?? 2);
   const inFlight = new Set<Promise<void>>();
   let exhausted = false;
-  try {
-    while (!pool.signal?.aborted) {
-      while (inFlight.size < limit && !exhausted) {
-        const batch: CallRef[] = [];
-        const size = batchSize();
-        while (batch.length < size) {
-          const next = iterator.next();
-          if (next.done) {
-            exhausted = true;
-            break;
-          }
-          batch.push(next.value);
+  while (!pool.signal?.aborted) {
+    while (inFlight.size < limit && !exhausted) {
+      const batch: CallRef[] = [];
+      const size = batchSize();
+      while (batch.length < size) {
+        const next = iterator.next();
+        if (next.done) {
+          exhausted = true;
+          break;
         }
-        if (batch.length === 0) break;
-        const p: Promise<void> = runBatch(batch).finally(() => inFlight.delete(p));
-        inFlight.add(p);
+        batch.push(next.value);
       }
-      if (inFlight.size === 0) break;
-      await Promise.race(inFlight);
+      if (batch.length === 0) break;
+      const p: Promise<void> = runBatch(batch).finally(() => inFlight.delete(p));
+      inFlight.add(p);
     }
-    await Promise.all(inFlight);
-  } finally {
-    await piscina.close();
+    if (inFlight.size === 0) break;
+    await Promise.race(inFlight);
   }
+  await Promise.all(inFlight);
   return { interrupted: !exhausted };
 }

@@ -3,7 +3,7 @@ import { resolve } from "node:path";
 import { discoverCalls } from "../ingest/index.js";
 import type { Discovery, IngestOptions } from "../ingest/types.js";
 import { VoxError } from "../model/errors.js";
-import { runCalls, type PoolOptions } from "../pool/pool.js";
+import { runCalls, startPool, type PoolOptions, type ScoringPool } from "../pool/pool.js";
 import type { RecordDigest } from "../pool/record.js";
 import type { ScoreOptions } from "../score.js";
 import { writeFileAtomic } from "./atomic.js";
@@ -46,6 +46,16 @@ export async function scoreArchive(options: ScoreArchiveOptions): Promise<ScoreA
   if (options.resume && !options.out) throw new VoxError("INVALID_OPTION", "--resume needs --out <file.jsonl> (results on stdout cannot be resumed)");
   const outputs = [options.out, options.summary, options.csv].filter((p): p is string => Boolean(p)).map((p) => resolve(p));
   const ingest = { ...options.ingest, exclude: [...(options.ingest?.exclude ?? []), ...outputs] };
+  // The workers boot (engine, wasm) while this thread walks the archive.
+  const pool = startPool(options.pool);
+  try {
+    return await scoreDiscovered(options, ingest, pool, t0);
+  } finally {
+    await pool.close();
+  }
+}
+
+async function scoreDiscovered(options: ScoreArchiveOptions, ingest: IngestOptions, pool: ScoringPool, t0: number): Promise<ScoreArchiveResult> {
   const discovery = discoverCalls(options.inputs, ingest);
 
   const totals = new SummaryAccumulator();
@@ -71,7 +81,7 @@ export async function scoreArchive(options: ScoreArchiveOptions): Promise<ScoreA
   try {
     // Workers append records to a results file themselves; only stdout goes through this thread.
     const appendTo = options.out ? resolve(options.out) : undefined;
-    ({ interrupted } = await runCalls(todo, { ingest, score: options.score ?? {}, appendTo }, options.pool ?? {}, ({ line, digest }) => {
+    ({ interrupted } = await runCalls(todo, { ingest, score: options.score ?? {}, appendTo }, pool, ({ line, digest }) => {
       if (done.has(digest.id)) return;
       if (line !== null) writer.writeLine(line);
       account(digest);
