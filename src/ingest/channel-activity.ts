@@ -8,7 +8,7 @@ export function detectChannelSpeech(samples: Float32Array, sampleRate: number): 
   if (samples.length === 0) return [];
   const kernels = new ChannelKernels(samples, sampleRate);
   try {
-    return detectSpeechSegments(kernels.activityLevels(), activityParameters());
+    return detectSpeechSegments(kernels, activityParameters());
   } finally {
     kernels.dispose();
   }
