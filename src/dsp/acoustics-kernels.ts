@@ -5,7 +5,8 @@
 // them). One session at a time per thread: it owns the arena until dispose().
 import { openArena, type Arena, type KernelExports } from "./wasm.js";
 
-interface AcousticsKernels extends KernelExports {
+/** @internal Raw exports of the standards-set kernels (recording-kernels.ts shares them). */
+export interface AcousticsKernels extends KernelExports {
   activityFrameCount(n: number, sampleRate: number): number;
   activityScratchSize(): number;
   activityLevels(input: number, n: number, sampleRate: number, scratch: number, out: number): number;
@@ -13,6 +14,8 @@ interface AcousticsKernels extends KernelExports {
   activitySpeechRuns(levels: number, n: number, peakPercentile: number, noisePercentile: number, halfWindow: number,
     enterAboveNoiseDb: number, enterBelowPeakDb: number, stayBelowEnterDb: number, hangoverFrames: number,
     scratch: number, out: number): number;
+  deinterleaveF32(input: number, channels: number, channel: number, from: number, to: number, out: number): number;
+  deinterleaveI16(input: number, channels: number, channel: number, from: number, to: number, out: number): number;
   syllableKaiserWindow(window: number, length: number, beta: number): number;
   syllableFrameCount(n: number, length: number, step: number): number;
   syllableIntensity(input: number, n: number, window: number, length: number, step: number, out: number): number;
@@ -55,16 +58,17 @@ export interface YinResult {
   aperiodicity: Float32Array;
 }
 
-function check(status: number, kernel: string): number {
+/** @internal */
+export function check(status: number, kernel: string): number {
   if (status < 0) throw new Error(`voxmetrics: kernel ${kernel} failed with status ${status}`);
   return status;
 }
 
 /**
- * Frame levels and speech runs of the `n` f32 samples at `input`, all in the arena: returns
+ * @internal Frame levels and speech runs of the `n` f32 samples at `input`, all in the arena: returns
  * (first frame, last active frame) pairs. Allocates from `arena`; views made before are detached.
  */
-function speechRunsAt(arena: Arena, k: AcousticsKernels, input: number, n: number, sampleRate: number, o: SpeechRunOptions): Int32Array {
+export function speechRunsAt(arena: Arena, k: AcousticsKernels, input: number, n: number, sampleRate: number, o: SpeechRunOptions): Int32Array {
   const frames = k.activityFrameCount(n, sampleRate);
   const scratch = arena.alloc(k.activityScratchSize());
   const levels = arena.allocF32(frames);
