@@ -82,3 +82,18 @@ export class RecordingKernels {
     }
   }
 }
+
+/**
+ * Planar float32 in [−1, 1), as toFloatPlanar (src/audio/convert.ts) gives it, the int16 / 32768
+ * conversion done in WebAssembly: the exact float source when there is one, else every channel of
+ * the interleaved int16. Opens (and resets) the thread's arena, so no other session may be open.
+ */
+export function convertToFloatPlanar(audio: { samples: Int16Array; channels: number; sampleRate: number; floatChannels?: Float32Array[] }): Float32Array[] {
+  if (audio.floatChannels) return audio.floatChannels;
+  const recording = new RecordingKernels(audio.samples, audio.channels, audio.sampleRate);
+  try {
+    return Array.from({ length: audio.channels }, (_, c) => recording.channelFloat(c));
+  } finally {
+    recording.dispose();
+  }
+}

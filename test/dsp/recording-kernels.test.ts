@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { extractChannel, toFloatPlanar } from "../../src/audio/convert.js";
 import { ChannelKernels } from "../../src/dsp/acoustics-kernels.js";
-import { RecordingKernels } from "../../src/dsp/recording-kernels.js";
+import { convertToFloatPlanar, RecordingKernels } from "../../src/dsp/recording-kernels.js";
 import { activityParameters } from "../../src/analysis/acoustics.js";
 import { speechRunOptions } from "../../src/analysis/acoustics-activity.js";
 import { seededRandom } from "../helpers/random.js";
@@ -91,6 +91,18 @@ describe("RecordingKernels ≡ plain TS", () => {
         expect(Array.from(got)).toEqual(Array.from(extractChannel(x, channels, 1)));
       });
     }
+  });
+
+  it.each([1, 2, 3])("convertToFloatPlanar = toFloatPlanar bit for bit, %i channel(s)", (channels) => {
+    for (const frames of FRAMES) {
+      const x = interleaved(frames, channels, frames % 2 ? channels - 1 : 0);
+      const got = convertToFloatPlanar({ samples: x, channels, sampleRate: 16000 });
+      const want = toFloatPlanar({ samples: x, channels });
+      expect(got.length).toBe(channels);
+      got.forEach((g, c) => expect(Buffer.from(g.buffer, g.byteOffset, g.byteLength).equals(Buffer.from(want[c].buffer)), `frames=${frames} c=${c}`).toBe(true));
+    }
+    const floatChannels = [new Float32Array([0.1, -0.2])];
+    expect(convertToFloatPlanar({ samples: new Int16Array(2), channels: 1, sampleRate: 8000, floatChannels })).toBe(floatChannels);
   });
 
   it("rejects channels and ranges outside the recording", () => {
