@@ -116,32 +116,38 @@ function noiseFloorAnchors(n: i32): i32 {
   return (n - 1) / NOISE_FLOOR_STEP + 1;
 }
 
+/** Byte offset of the noise floor in the scratch, after an f32 selection buffer of `n` values. */
+function noiseFloorOffset(n: i32): usize {
+  return ((<usize>n << 2) + 7) & ~(<usize>7);
+}
+
 /** Bytes of scratch activitySpeechRuns needs for `n` frames: a selection buffer and the noise floor. */
 export function activitySpeechRunsScratchSize(n: i32): i32 {
   if (n <= 0) return 0;
-  return (n << 3) + ((noiseFloorAnchors(n) + 2) << 3);
+  return <i32>noiseFloorOffset(n) + ((noiseFloorAnchors(n) + 1) << 3);
 }
 
 /**
  * Linearly interpolated percentile `p` of the f32 values[from, to) (interpolation over the sorted
- * values, acoustics.md §7.2), found by quickselect (Hoare) in the f64 `buffer`.
+ * values, acoustics.md §7.2), found by quickselect (Hoare) in the f32 `buffer`. Comparing f32 values
+ * orders them as their f64 values do, so the order statistics equal the twin's.
  */
 function selectPercentile(values: usize, from: i32, to: i32, p: f64, buffer: usize): f64 {
   const n = to - from;
-  for (let i = 0; i < n; i++) store<f64>(buffer + (<usize>i << 3), <f64>load<f32>(values + (<usize>(from + i) << 2)));
+  memory.copy(buffer, values + (<usize>from << 2), <usize>n << 2);
   const r = (<f64>(n - 1) * p) / 100.0;
   const k = <i32>Math.floor(r);
   let lo = 0, hi = n - 1;
   while (lo < hi) {
-    const pivot = load<f64>(buffer + (<usize>((lo + hi) >> 1) << 3));
+    const pivot = load<f32>(buffer + (<usize>((lo + hi) >> 1) << 2));
     let i = lo, j = hi;
     while (i <= j) {
-      while (load<f64>(buffer + (<usize>i << 3)) < pivot) i++;
-      while (load<f64>(buffer + (<usize>j << 3)) > pivot) j--;
+      while (load<f32>(buffer + (<usize>i << 2)) < pivot) i++;
+      while (load<f32>(buffer + (<usize>j << 2)) > pivot) j--;
       if (i <= j) {
-        const t = load<f64>(buffer + (<usize>i << 3));
-        store<f64>(buffer + (<usize>i << 3), load<f64>(buffer + (<usize>j << 3)));
-        store<f64>(buffer + (<usize>j << 3), t);
+        const t = load<f32>(buffer + (<usize>i << 2));
+        store<f32>(buffer + (<usize>i << 2), load<f32>(buffer + (<usize>j << 2)));
+        store<f32>(buffer + (<usize>j << 2), t);
         i++;
         j--;
       }
@@ -150,15 +156,15 @@ function selectPercentile(values: usize, from: i32, to: i32, p: f64, buffer: usi
     else if (k >= i) lo = i;
     else break;
   }
-  const low = load<f64>(buffer + (<usize>k << 3));
+  const low = <f64>load<f32>(buffer + (<usize>k << 2));
   if (r == <f64>k) return low;
   // The next order statistic is the smallest value above position k.
-  let high = Infinity;
+  let high: f32 = Infinity;
   for (let i = k + 1; i < n; i++) {
-    const v = load<f64>(buffer + (<usize>i << 3));
+    const v = load<f32>(buffer + (<usize>i << 2));
     if (v < high) high = v;
   }
-  return low + (r - <f64>k) * (high - low);
+  return low + (r - <f64>k) * (<f64>high - low);
 }
 
 /**
@@ -180,7 +186,7 @@ export function activitySpeechRuns(
   if (n < 0 || halfWindow < 1 || (scratch & 7) != 0) return BAD_ARGUMENT;
   if (n == 0) return 0;
   const buffer = scratch;
-  const noiseFloor = scratch + (<usize>n << 3);
+  const noiseFloor = scratch + noiseFloorOffset(n);
   const peakLimit = selectPercentile(levels, 0, n, peakPercentile, buffer) - enterBelowPeakDb;
   const anchors = noiseFloorAnchors(n);
   for (let a = 0; a < anchors; a++) {

@@ -32,6 +32,19 @@ export function deinterleaveF32(input: usize, channels: i32, channel: i32, from:
     for (; i < n; i++, p += 4) store<f32>(out + (<usize>i << 2), <f32>load<i16>(p) * SCALE);
     return n;
   }
+  if (channels == 1) {
+    // Mono: a plain int16 → f32 conversion, eight samples per step.
+    const scale = f32x4.splat(SCALE);
+    let i = 0;
+    for (; i + 8 <= n; i += 8) {
+      const lanes = v128.load(p);
+      v128.store(out + (<usize>i << 2), f32x4.mul(f32x4.convert_i32x4_s(i32x4.extend_low_i16x8_s(lanes)), scale));
+      v128.store(out + (<usize>i << 2), f32x4.mul(f32x4.convert_i32x4_s(i32x4.extend_high_i16x8_s(lanes)), scale), 16);
+      p += 16;
+    }
+    for (; i < n; i++, p += 2) store<f32>(out + (<usize>i << 2), <f32>load<i16>(p) * SCALE);
+    return n;
+  }
   for (let i = 0; i < n; i++, p += stride) store<f32>(out + (<usize>i << 2), <f32>load<i16>(p) * SCALE);
   return n;
 }
