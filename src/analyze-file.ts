@@ -2,8 +2,9 @@
 import { analyzeAcoustics, analyzeLoudness, type AcousticsOptions } from "./analysis/acoustics.js";
 import { analyzeParity } from "./analysis/parity.js";
 import type { ClipMeasurements } from "./analysis/types.js";
-import { DecodeError, decodeAudio, downmixTruncating, toFloatPlanar } from "./audio/index.js";
+import { DecodeError, decodeAudio, downmixTruncating } from "./audio/index.js";
 import type { CompatMode } from "./model/codec.js";
+import { convertToFloatPlanar } from "./dsp/recording-kernels.js";
 
 export type MeasurementSet = "parity" | "loudness" | "standards" | "all";
 
@@ -56,7 +57,7 @@ export function analyzeFile(bytes: Uint8Array, options: AnalyzeFileOptions): Ana
     result.measurements = analyzeParity(downmixTruncating(decoded.samples, decoded.channels), decoded.sampleRate);
   }
   if (set === "loudness" || set === "standards" || set === "all") {
-    const planar = toFloatPlanar(decoded);
+    const planar = convertToFloatPlanar(decoded);
     const measure = (channels: Float32Array[]) =>
       set === "loudness" ? analyzeLoudness(channels, decoded.sampleRate, options.acoustics) : analyzeAcoustics(channels, decoded.sampleRate, options.acoustics);
     result.acoustics = measure(planar);

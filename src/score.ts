@@ -1,12 +1,12 @@
 // Scores one test case end to end: clips analysed once, the chosen metrics, per-turn measurements for the result record.
 import { analyzeAcoustics, type AcousticsBlock, type AcousticsOptions } from "./analysis/acoustics.js";
 import { CallAnalysis } from "./analysis/call.js";
-import { toFloatPlanar } from "./audio/convert.js";
 import type { DecodedAudio } from "./audio/types.js";
 import type { ClipMeasurements } from "./analysis/types.js";
 import { createMetrics, type MetricResult } from "./metrics/index.js";
 import type { CompatMode } from "./model/codec.js";
 import type { ConversationalTestCase, Role } from "./model/test-case.js";
+import { convertToFloatPlanar } from "./dsp/recording-kernels.js";
 
 export interface ScoreOptions {
   /** Metric names or ids; all seven when empty. */
@@ -50,7 +50,7 @@ export function scoreTestCase(testCase: ConversationalTestCase, options: ScoreOp
     compat: options.compat,
     predecoded: options.predecoded,
     extra: acousticsOptions
-      ? (decoded, turn) => analyzeAcoustics(toFloatPlanar(decoded), decoded.sampleRate, acousticsOptions, turn.content)
+      ? (decoded, turn) => analyzeAcoustics(convertToFloatPlanar(decoded), decoded.sampleRate, acousticsOptions, turn.content)
       : undefined,
   });
   const results: Record<string, MetricResult> = {};

@@ -103,3 +103,134 @@ export function activityLevels(input: usize, n: i32, sampleRate: i32, scratch: u
   }
   return frames;
 }
+
+// Speech decisions over the frame levels (§2.3): peak and noise-floor percentiles, hysteresis both
+// ways and hangover. The host turns the (start, last active) frame pairs into seconds and merges
+// and drops segments, which is per-segment work.
+
+/** Noise-floor anchors are evaluated once per NOISE_FLOOR_STEP frames (1 s) and held for the frames around them. */
+const NOISE_FLOOR_STEP: i32 = 100;
+
+/** Noise-floor anchors for `n` frames: one per NOISE_FLOOR_STEP frames, the first at frame 0. */
+function noiseFloorAnchors(n: i32): i32 {
+  return (n - 1) / NOISE_FLOOR_STEP + 1;
+}
+
+/** Byte offset of the noise floor in the scratch, after an f32 selection buffer of `n` values. */
+function noiseFloorOffset(n: i32): usize {
+  return ((<usize>n << 2) + 7) & ~(<usize>7);
+}
+
+/** Bytes of scratch activitySpeechRuns needs for `n` frames: a selection buffer and the noise floor. */
+export function activitySpeechRunsScratchSize(n: i32): i32 {
+  if (n <= 0) return 0;
+  return <i32>noiseFloorOffset(n) + ((noiseFloorAnchors(n) + 1) << 3);
+}
+
+/**
+ * Linearly interpolated percentile `p` of the f32 values[from, to) (interpolation over the sorted
+ * values, acoustics.md §7.2), found by quickselect (Hoare) in the f32 `buffer`. Comparing f32 values
+ * orders them as their f64 values do, so the order statistics equal the twin's.
+ */
+function selectPercentile(values: usize, from: i32, to: i32, p: f64, buffer: usize): f64 {
+  const n = to - from;
+  memory.copy(buffer, values + (<usize>from << 2), <usize>n << 2);
+  const r = (<f64>(n - 1) * p) / 100.0;
+  const k = <i32>Math.floor(r);
+  let lo = 0, hi = n - 1;
+  while (lo < hi) {
+    const pivot = load<f32>(buffer + (<usize>((lo + hi) >> 1) << 2));
+    let i = lo, j = hi;
+    while (i <= j) {
+      while (load<f32>(buffer + (<usize>i << 2)) < pivot) i++;
+      while (load<f32>(buffer + (<usize>j << 2)) > pivot) j--;
+      if (i <= j) {
+        const t = load<f32>(buffer + (<usize>i << 2));
+        store<f32>(buffer + (<usize>i << 2), load<f32>(buffer + (<usize>j << 2)));
+        store<f32>(buffer + (<usize>j << 2), t);
+        i++;
+        j--;
+      }
+    }
+    if (k <= j) hi = j;
+    else if (k >= i) lo = i;
+    else break;
+  }
+  const low = <f64>load<f32>(buffer + (<usize>k << 2));
+  if (r == <f64>k) return low;
+  // The next order statistic is the smallest value above position k.
+  let high: f32 = Infinity;
+  for (let i = k + 1; i < n; i++) {
+    const v = load<f32>(buffer + (<usize>i << 2));
+    if (v < high) high = v;
+  }
+  return low + (r - <f64>k) * (<f64>high - low);
+}
+
+/**
+ * Speech runs in `n` frame levels (f32 dBFS at a 10 ms hop): a frame enters speech above
+ * T_on = max(noise floor + enterAboveNoiseDb, P − enterBelowPeakDb), where P is the peakPercentile
+ * of all levels and the noise floor the noisePercentile of a centred window of 2·halfWindow frames
+ * (shifted inside the clip), evaluated every second and held for the nearest frames; it stays in
+ * speech above T_off = T_on − stayBelowEnterDb and leaves after more than hangoverFrames frames at or
+ * below T_off. The onset moves back over frames above T_off since the previous run. Frames nearer to
+ * an anchor past the last one have no threshold (NaN: they never enter and never stay).
+ * Writes (first frame, last frame above T_off) i32 pairs to `out` (room for n pairs) and returns
+ * the run count or a negative status.
+ */
+export function activitySpeechRuns(
+  levels: usize, n: i32, peakPercentile: f64, noisePercentile: f64, halfWindow: i32,
+  enterAboveNoiseDb: f64, enterBelowPeakDb: f64, stayBelowEnterDb: f64, hangoverFrames: i32,
+  scratch: usize, out: usize,
+): i32 {
+  if (n < 0 || halfWindow < 1 || (scratch & 7) != 0) return BAD_ARGUMENT;
+  if (n == 0) return 0;
+  const buffer = scratch;
+  const noiseFloor = scratch + noiseFloorOffset(n);
+  const peakLimit = selectPercentile(levels, 0, n, peakPercentile, buffer) - enterBelowPeakDb;
+  const anchors = noiseFloorAnchors(n);
+  for (let a = 0; a < anchors; a++) {
+    const centre = a * NOISE_FLOOR_STEP;
+    let from = max(0, centre - halfWindow);
+    const to = min(n, from + 2 * halfWindow);
+    from = max(0, to - 2 * halfWindow);
+    store<f64>(noiseFloor + (<usize>a << 3), selectPercentile(levels, from, to, noisePercentile, buffer));
+  }
+  // round(i / 100) reaches `anchors` for the last frames of some lengths: no anchor there.
+  store<f64>(noiseFloor + (<usize>anchors << 3), NaN);
+
+  let runs = 0;
+  let inSpeech = false;
+  let start = 0, lastActive = 0, previousEnd = 0;
+  for (let i = 0; i < n; i++) {
+    const enter = max(load<f64>(noiseFloor + (<usize>((i + NOISE_FLOOR_STEP / 2) / NOISE_FLOOR_STEP) << 3)) + enterAboveNoiseDb, peakLimit);
+    const level = <f64>load<f32>(levels + (<usize>i << 2));
+    if (!inSpeech) {
+      if (level > enter) {
+        start = i;
+        while (start > previousEnd) {
+          const before = start - 1;
+          const enterBefore = max(load<f64>(noiseFloor + (<usize>((before + NOISE_FLOOR_STEP / 2) / NOISE_FLOOR_STEP) << 3)) + enterAboveNoiseDb, peakLimit);
+          if (!(<f64>load<f32>(levels + (<usize>before << 2)) > enterBefore - stayBelowEnterDb)) break;
+          start = before;
+        }
+        inSpeech = true;
+        lastActive = i;
+      }
+    } else if (level > enter - stayBelowEnterDb) {
+      lastActive = i;
+    } else if (i - lastActive > hangoverFrames) {
+      store<i32>(out + (<usize>runs << 3), start);
+      store<i32>(out + (<usize>runs << 3), lastActive, 4);
+      runs++;
+      inSpeech = false;
+      previousEnd = lastActive + 1;
+    }
+  }
+  if (inSpeech) {
+    store<i32>(out + (<usize>runs << 3), start);
+    store<i32>(out + (<usize>runs << 3), lastActive, 4);
+    runs++;
+  }
+  return runs;
+}

@@ -396,7 +396,7 @@ export function analyzeAcoustics(
   const durationS = n / sampleRate;
   const ch = new ChannelKernels(signal, sampleRate);
   try {
-    const speech = detectSpeechSegments(ch.activityLevels(), activityParameters(o)).map(([s, e]) => [round6(s), round6(Math.min(e, durationS))] as Segment);
+    const speech = detectSpeechSegments(ch, activityParameters(o)).map(([s, e]) => [round6(s), round6(Math.min(e, durationS))] as Segment);
     const syllables = countSyllableNuclei(ch, speech, {
       intensityPitchFloorHz: o.syllableIntensityFloorHz,
       thresholdBelowPeakDb: o.syllableThresholdBelowPeakDb,

@@ -2,7 +2,17 @@
 
 /** Encode interleaved int16 samples as a RIFF/WAVE file. */
 export function writeWavPcm16(samples: Int16Array, sampleRate: number, channels = 1): Uint8Array {
-  const dataBytes = samples.length * 2;
+  const { bytes, samples: data } = allocateWavPcm16(samples.length, sampleRate, channels);
+  data.set(samples);
+  return bytes;
+}
+
+/**
+ * A 16-bit PCM WAV file of `count` interleaved samples with its header written and its data region
+ * (zeros) as an Int16Array view for the caller to fill: the PCM is written once, into the file.
+ */
+export function allocateWavPcm16(count: number, sampleRate: number, channels = 1): { bytes: Uint8Array; samples: Int16Array } {
+  const dataBytes = count * 2;
   const out = new Uint8Array(44 + dataBytes);
   const v = new DataView(out.buffer);
   const ascii = (o: number, s: string) => {
@@ -21,6 +31,5 @@ export function writeWavPcm16(samples: Int16Array, sampleRate: number, channels 
   v.setUint16(34, 16, true);
   ascii(36, "data");
   v.setUint32(40, dataBytes, true);
-  new Int16Array(out.buffer, 44, samples.length).set(samples);
-  return out;
+  return { bytes: out, samples: new Int16Array(out.buffer, 44, count) };
 }

@@ -1,14 +1,21 @@
-// Typed wrappers of the standards-set kernels other than loudness: activity levels, intensity, YIN, signal stats, spectrum.
+// Typed wrappers of the standards-set kernels other than loudness: activity levels and speech runs, intensity, YIN, signal stats, spectrum.
 //
 // A ChannelKernels session copies one channel into the arena once and runs every kernel over it;
 // each method allocates its own outputs and re-creates views afterwards (memory.grow detaches
 // them). One session at a time per thread: it owns the arena until dispose().
 import { openArena, type Arena, type KernelExports } from "./wasm.js";
 
-interface AcousticsKernels extends KernelExports {
+/** @internal Raw exports of the standards-set kernels (recording-kernels.ts shares them). */
+export interface AcousticsKernels extends KernelExports {
   activityFrameCount(n: number, sampleRate: number): number;
   activityScratchSize(): number;
   activityLevels(input: number, n: number, sampleRate: number, scratch: number, out: number): number;
+  activitySpeechRunsScratchSize(n: number): number;
+  activitySpeechRuns(levels: number, n: number, peakPercentile: number, noisePercentile: number, halfWindow: number,
+    enterAboveNoiseDb: number, enterBelowPeakDb: number, stayBelowEnterDb: number, hangoverFrames: number,
+    scratch: number, out: number): number;
+  deinterleaveF32(input: number, channels: number, channel: number, from: number, to: number, out: number): number;
+  deinterleaveI16(input: number, channels: number, channel: number, from: number, to: number, out: number): number;
   syllableKaiserWindow(window: number, length: number, beta: number): number;
   syllableFrameCount(n: number, length: number, step: number): number;
   syllableIntensity(input: number, n: number, window: number, length: number, step: number, out: number): number;
@@ -19,6 +26,21 @@ interface AcousticsKernels extends KernelExports {
   signalStats(input: number, n: number, clipLevel: number, minRun: number, out: number): number;
   spectrumScratchSize(fftSize: number): number;
   spectrumAccumulate(input: number, n: number, starts: number, count: number, fftSize: number, scratch: number, power: number): number;
+}
+
+/** Speech-run decision parameters in activity frames (10 ms hop), acoustics.md §2.3. */
+export interface SpeechRunOptions {
+  /** Percentile of all frame levels taken as the speech peak P (%). */
+  peakPercentile: number;
+  /** Percentile of the frame levels in the noise window taken as the noise floor (%). */
+  noisePercentile: number;
+  /** Half the noise window (frames, ≥ 1). */
+  noiseHalfWindowFrames: number;
+  enterAboveNoiseDb: number;
+  enterBelowPeakDb: number;
+  stayBelowEnterDb: number;
+  /** Frames at or below T_off a run survives (frames). */
+  hangoverFrames: number;
 }
 
 export interface SignalStats {
@@ -36,9 +58,40 @@ export interface YinResult {
   aperiodicity: Float32Array;
 }
 
-function check(status: number, kernel: string): number {
+/** @internal */
+export function check(status: number, kernel: string): number {
   if (status < 0) throw new Error(`voxmetrics: kernel ${kernel} failed with status ${status}`);
   return status;
+}
+
+/**
+ * @internal Frame levels and speech runs of the `n` f32 samples at `input`, all in the arena: returns
+ * (first frame, last active frame) pairs. Allocates from `arena`; views made before are detached.
+ */
+export function speechRunsAt(arena: Arena, k: AcousticsKernels, input: number, n: number, sampleRate: number, o: SpeechRunOptions): Int32Array {
+  const frames = k.activityFrameCount(n, sampleRate);
+  const scratch = arena.alloc(k.activityScratchSize());
+  const levels = arena.allocF32(frames);
+  check(k.activityLevels(input, n, sampleRate, scratch, levels), "activityLevels");
+  return runsOfLevelsAt(arena, k, levels, frames, o);
+}
+
+function runsOfLevelsAt(arena: Arena, k: AcousticsKernels, levels: number, n: number, o: SpeechRunOptions): Int32Array {
+  const scratch = arena.alloc(k.activitySpeechRunsScratchSize(n));
+  const out = arena.allocI32(2 * n);
+  const runs = check(k.activitySpeechRuns(levels, n, o.peakPercentile, o.noisePercentile, o.noiseHalfWindowFrames,
+    o.enterAboveNoiseDb, o.enterBelowPeakDb, o.stayBelowEnterDb, o.hangoverFrames, scratch, out), "activitySpeechRuns");
+  return arena.i32(out, 2 * runs).slice();
+}
+
+/** Speech runs of given frame levels (f32 dBFS at a 10 ms hop), as pairs (first frame, last frame above T_off). */
+export function speechRunsOfLevels(levels: Float32Array, o: SpeechRunOptions): Int32Array {
+  const arena = openArena();
+  try {
+    return runsOfLevelsAt(arena, arena.k as AcousticsKernels, arena.putF32(levels), levels.length, o);
+  } finally {
+    arena.reset();
+  }
 }
 
 /** One channel in WebAssembly memory and the kernels that read it. */
@@ -65,6 +118,11 @@ export class ChannelKernels {
     const out = this.arena.allocF32(frames);
     check(this.k.activityLevels(this.input, this.length, this.sampleRate, scratch, out), "activityLevels");
     return this.arena.f32(out, frames).slice();
+  }
+
+  /** Speech runs over the activity levels (frame pairs: first frame, last frame above T_off), §2.3. */
+  speechRuns(options: SpeechRunOptions): Int32Array {
+    return speechRunsAt(this.arena, this.k, this.input, this.length, this.sampleRate, options);
   }
 
   /** Kaiser-windowed intensity contour (dB) with the given window and step in samples, §3.2. */

@@ -1,7 +1,8 @@
 // Dual-channel call recordings (formats.md F5): speech activity per channel becomes turns with start times on the call clock.
 import { readFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { decodeAudio, extractChannel, writeWavPcm16, type DecodedAudio } from "../audio/index.js";
+import { allocateWavPcm16, decodeAudio, type DecodedAudio } from "../audio/index.js";
+import { RecordingKernels } from "../dsp/recording-kernels.js";
 import { Audio } from "../model/audio.js";
 import { VoxError } from "../model/errors.js";
 import { createTestCase, type Role, type Turn } from "../model/test-case.js";
@@ -97,20 +98,6 @@ function transcriptFor(turn: PartyTurn, sidecar: Sidecar | null): string {
     .join(" ");
 }
 
-/**
- * One channel as float32 in [−1, 1), as toFloatPlanar gives it (the exact float source when there is
- * one, else int16 / 32768), written into `into` so both parties reuse one buffer and no other
- * channel is converted.
- */
-function channelAsFloat(decoded: DecodedAudio, channel: number, into: Float32Array): Float32Array {
-  const exact = decoded.floatChannels?.[channel];
-  if (exact) return exact;
-  const { samples, channels } = decoded;
-  const scale = 1 / 32768;
-  for (let k = 0, o = channel; k < into.length; k++, o += channels) into[k] = samples[o] * scale;
-  return into;
-}
-
 /** Read a dual-channel recording into a test case whose turns are cut from each party's channel. */
 export function loadDualChannel(path: string, options: IngestOptions = {}): LoadedCall {
   const file = displayPathOf(path);
@@ -134,30 +121,37 @@ export function loadDualChannel(path: string, options: IngestOptions = {}): Load
   if (decoded.channels > 2) warnings.push(`${decoded.channels - 2} channel(s) beyond the caller and agent channels ignored`);
 
   const rate = decoded.sampleRate;
-  const channels = decoded.channels;
-  const frames = Math.floor(decoded.samples.length / channels);
-  const scratch = new Float32Array(decoded.floatChannels ? 0 : frames);
-  const callerSegments = detectChannelSpeech(channelAsFloat(decoded, callerChannel, scratch), rate);
-  const agentSegments = detectChannelSpeech(channelAsFloat(decoded, agentChannel, scratch), rate);
-  const parties = buildPartyTurns(callerSegments, agentSegments);
-  if (parties.length === 0) throw new VoxError("INVALID_AUDIO", "no speech found on either channel", { file });
-
+  // The interleaved PCM is copied into WebAssembly memory once: both channels' speech detection
+  // (from the exact float source when there is one, else int16 / 32768, as toFloatPlanar gives
+  // them) and every turn's de-interleaving run there.
+  const recording = new RecordingKernels(decoded.samples, decoded.channels, rate);
   const clips = new Map<number, DecodedAudio>();
-  const turns: Turn[] = parties.map((p, index) => {
-    const from = Math.max(0, Math.round(p.start * rate));
-    const to = Math.min(frames, Math.round(p.end * rate));
-    // Only the turn's frames are de-interleaved, not the whole channel.
-    const pcm = extractChannel(decoded.samples.subarray(from * channels, to * channels), channels, p.role === "user" ? callerChannel : agentChannel);
-    const clip = writeWavPcm16(pcm, rate, 1);
-    // The WAV bytes keep the turn a self-contained deepeval Audio; analysis reuses the PCM instead of decoding them.
-    if (pcm.length > 0) clips.set(index, { sampleRate: rate, channels: 1, frames: pcm.length, samples: pcm, format: "wav/pcm16", warnings: [] });
-    return {
-      role: p.role,
-      content: transcriptFor(p, sidecar),
-      audio: Audio.fromBytes(clip, "audio/wav", { start_time: from / rate, duration: (to - from) / rate, sampleRate: rate }),
-      metadata: { speech_segments: p.segments },
-    };
-  });
+  let callerSegments: SpeechSegment[], agentSegments: SpeechSegment[], turns: Turn[];
+  try {
+    const frames = recording.frames;
+    callerSegments = detectChannelSpeech(recording, callerChannel, decoded.floatChannels?.[callerChannel]);
+    agentSegments = detectChannelSpeech(recording, agentChannel, decoded.floatChannels?.[agentChannel]);
+    const parties = buildPartyTurns(callerSegments, agentSegments);
+    if (parties.length === 0) throw new VoxError("INVALID_AUDIO", "no speech found on either channel", { file });
+
+    turns = parties.map((p, index) => {
+      const from = Math.max(0, Math.round(p.start * rate));
+      const to = Math.min(frames, Math.round(p.end * rate));
+      // Only the turn's frames are de-interleaved, straight into the clip's WAV bytes.
+      const { bytes: clip, samples: pcm } = allocateWavPcm16(Math.max(0, to - from), rate, 1);
+      if (to > from) recording.pcm16(p.role === "user" ? callerChannel : agentChannel, from, to, pcm);
+      // The WAV bytes keep the turn a self-contained deepeval Audio; analysis reuses the PCM (a view of them) instead of decoding them.
+      if (pcm.length > 0) clips.set(index, { sampleRate: rate, channels: 1, frames: pcm.length, samples: pcm, format: "wav/pcm16", warnings: [] });
+      return {
+        role: p.role,
+        content: transcriptFor(p, sidecar),
+        audio: Audio.fromBytes(clip, "audio/wav", { start_time: from / rate, duration: (to - from) / rate, sampleRate: rate }),
+        metadata: { speech_segments: p.segments },
+      };
+    });
+  } finally {
+    recording.dispose();
+  }
   const testCase = createTestCase({
     name: sidecar?.name ?? null,
     turns,

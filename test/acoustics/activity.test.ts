@@ -2,7 +2,8 @@
 import { describe, expect, it } from "vitest";
 import { ChannelKernels } from "../../src/dsp/acoustics-kernels.js";
 import { analyzeAcoustics, DEFAULT_ACOUSTICS_OPTIONS } from "../../src/analysis/acoustics.js";
-import { computePauseStats, percentileSorted, selectPercentile } from "../../src/analysis/acoustics-activity.js";
+import { computePauseStats, percentileSorted } from "../../src/analysis/acoustics-activity.js";
+import { selectPercentile } from "../../src/dsp/reference/activity.js";
 import { callWav, DEFAULT_CALL } from "./calls.js";
 import { seededRandom, whiteNoise } from "./signals.js";
 import { ESPEAK, FFMPEG, SOX, ffmpegSilences } from "./tools.js";
