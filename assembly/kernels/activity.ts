@@ -174,7 +174,7 @@ function selectPercentile(values: usize, from: i32, to: i32, p: f64, buffer: usi
  * (shifted inside the clip), evaluated every second and held for the nearest frames; it stays in
  * speech above T_off = T_on − stayBelowEnterDb and leaves after more than hangoverFrames frames at or
  * below T_off. The onset moves back over frames above T_off since the previous run. Frames nearer to
- * an anchor past the last one have no threshold (NaN: they never enter and never stay).
+ * a (missing) anchor past the last one use the last anchor's noise floor.
  * Writes (first frame, last frame above T_off) i32 pairs to `out` (room for n pairs) and returns
  * the run count or a negative status.
  */
@@ -196,8 +196,8 @@ export function activitySpeechRuns(
     from = max(0, to - 2 * halfWindow);
     store<f64>(noiseFloor + (<usize>a << 3), selectPercentile(levels, from, to, noisePercentile, buffer));
   }
-  // round(i / 100) reaches `anchors` for the last frames of some lengths: no anchor there.
-  store<f64>(noiseFloor + (<usize>anchors << 3), NaN);
+  // round(i / 100) reaches `anchors` for the last frames of some lengths: they keep the last anchor's floor.
+  store<f64>(noiseFloor + (<usize>anchors << 3), load<f64>(noiseFloor + (<usize>(anchors - 1) << 3)));
 
   let runs = 0;
   let inSpeech = false;

@@ -117,3 +117,16 @@ describe("ChannelKernels.speechRuns ≡ twin over the kernel's own levels", () =
     }
   });
 });
+
+describe("speech at the very end of a clip", () => {
+  it("is found whatever the length (frames that round to an anchor past the last one keep the last floor)", () => {
+    // 1.5–1.99 s of frames: the last frames round to anchor 2 of 2 (0 and 1 exist).
+    for (const n of [150, 160, 175, 199, 250, 1051, 1099]) {
+      const levels = new Float32Array(n).fill(-70);
+      for (let i = n - 20; i < n; i++) levels[i] = -20;
+      const expected: Array<[number, number]> = [[n - 20, n - 1]];
+      expect(speechRunsReference(levels, DEFAULTS), `twin n=${n}`).toEqual(expected);
+      expect(kernelRuns(levels, DEFAULTS), `kernel n=${n}`).toEqual(expected);
+    }
+  });
+});

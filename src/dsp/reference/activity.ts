@@ -82,7 +82,7 @@ export interface SpeechRunReferenceOptions {
  * window of 2·halfWindow frames (shifted inside the clip) at the anchor round(i / 100); T_off = T_on −
  * stayBelowEnterDb. A run starts above T_on, its onset moving back over frames above T_off since the
  * previous run, and ends after more than hangoverFrames frames at or below T_off. Frames whose
- * nearest anchor lies past the last one get no threshold (NaN: never above it). Returns
+ * nearest anchor would lie past the last one use the last anchor. Returns
  * [first frame, last frame above T_off] per run.
  */
 export function speechRunsReference(levels: ArrayLike<number>, o: SpeechRunReferenceOptions): Array<[number, number]> {
@@ -100,8 +100,8 @@ export function speechRunsReference(levels: ArrayLike<number>, o: SpeechRunRefer
     from = Math.max(0, to - 2 * halfWindow);
     noiseFloor[a] = selectPercentile(levels, from, to, o.noisePercentile, buffer);
   }
-  // An index past the last anchor reads undefined: the threshold is NaN there.
-  const enterAt = (i: number) => Math.max(noiseFloor[Math.round(i / NOISE_FLOOR_STEP_FRAMES)] + o.enterAboveNoiseDb, peak - o.enterBelowPeakDb);
+  // The last frames of some lengths round to an anchor past the last one: they keep the last anchor's floor.
+  const enterAt = (i: number) => Math.max(noiseFloor[Math.min(Math.round(i / NOISE_FLOOR_STEP_FRAMES), anchors - 1)] + o.enterAboveNoiseDb, peak - o.enterBelowPeakDb);
   const runs: Array<[number, number]> = [];
   let inSpeech = false, start = 0, lastActive = 0, previousEnd = 0;
   for (let i = 0; i < n; i++) {
