@@ -9,3 +9,4 @@ export * from "./kernels/signal";
 export * from "./kernels/frames";
 export * from "./kernels/pitch";
 export * from "./kernels/fingerprint";
+export * from "./kernels/locate";
