@@ -95,8 +95,38 @@ export function locateIndexCapacity(n: i32, clipSamples: f64, clipCount: i32): f
   return h;
 }
 
-/** Index the residual windows starting on the stride inside [from, to]. */
+/** HASH_MULTIPLIER^e (mod 2³²). */
+function hashPower(e: i32): i32 {
+  let p: i32 = 1;
+  for (let k = 0; k < e; k++) p *= HASH_MULTIPLIER;
+  return p;
+}
+
+/** The four multipliers M^(16−k) of window samples k = 4·lane…4·lane + 3 (the polynomial hash unrolled). */
+function hashPowers(lane: i32): v128 {
+  let v = i32x4.splat(0);
+  v = i32x4.replace_lane(v, 0, hashPower(KEY_SAMPLES - 1 - 4 * lane));
+  v = i32x4.replace_lane(v, 1, hashPower(KEY_SAMPLES - 2 - 4 * lane));
+  v = i32x4.replace_lane(v, 2, hashPower(KEY_SAMPLES - 3 - 4 * lane));
+  v = i32x4.replace_lane(v, 3, hashPower(KEY_SAMPLES - 4 - 4 * lane));
+  return v;
+}
+
+/** −1 in the lanes where |x| ≥ DISTINCT_LEVEL, else 0 (see isDistinct). */
+@inline function distinctLanes(x: v128): v128 {
+  return i32x4.gt_u(i32x4.add(x, i32x4.splat(DISTINCT_LEVEL - 1)), i32x4.splat(2 * DISTINCT_LEVEL - 2));
+}
+
+@inline function sumLanes(v: v128): i32 {
+  return i32x4.extract_lane(v, 0) + i32x4.extract_lane(v, 1) + i32x4.extract_lane(v, 2) + i32x4.extract_lane(v, 3);
+}
+
+/**
+ * Index the residual windows starting on the stride inside [from, to]. The window hash
+ * h ← h·M + x over 17 samples equals Σ x_k·M^(16−k) (mod 2³²), computed four lanes at a time.
+ */
 function indexWindows(state: usize, from: i32, to: i32): i32 {
+  // KEY_SAMPLES = 4·4 + 1: four vectors and one scalar sample per window.
   const r = <usize>load<u32>(state, S_RESIDUAL);
   const n = <i32>load<u32>(state, S_LENGTH);
   const head = <usize>load<u32>(state, S_HEAD);
@@ -106,17 +136,18 @@ function indexWindows(state: usize, from: i32, to: i32): i32 {
   let keys = <i32>load<u32>(state, S_KEYS);
   const last = min(to, n - KEY_SAMPLES);
   let at = from <= 0 ? 0 : ((from + KEY_STRIDE - 1) / KEY_STRIDE) * KEY_STRIDE;
+  const p0 = hashPowers(0), p1 = hashPowers(1), p2 = hashPowers(2), p3 = hashPowers(3);
   let status = OK;
   for (; at <= last; at += KEY_STRIDE) {
     const window = r + (<usize>at << 2);
-    let loud = 0;
-    let h: i32 = 0;
-    for (let k = 0; k < KEY_SAMPLES; k++) {
-      const x = load<i32>(window + (<usize>k << 2));
-      loud += isDistinct(x);
-      h = h * HASH_MULTIPLIER + x;
-    }
+    const v0 = v128.load(window);
+    const v1 = v128.load(window, 16);
+    const v2 = v128.load(window, 32);
+    const v3 = v128.load(window, 48);
+    const x16 = load<i32>(window, 64);
+    const loud = -sumLanes(i32x4.add(i32x4.add(distinctLanes(v0), distinctLanes(v1)), i32x4.add(distinctLanes(v2), distinctLanes(v3)))) + isDistinct(x16);
     if (loud < KEY_MIN_DISTINCT) continue;
+    const h = sumLanes(i32x4.add(i32x4.add(i32x4.mul(v0, p0), i32x4.mul(v1, p1)), i32x4.add(i32x4.mul(v2, p2), i32x4.mul(v3, p3)))) + x16;
     if (keys >= capacity) {
       status = INDEX_FULL;
       break;
@@ -143,7 +174,17 @@ function indexWindows(state: usize, from: i32, to: i32): i32 {
  */
 export function locateInit(state: usize, mix: usize, n: i32, residual: usize, wild: usize, head: usize, buckets: i32, entries: usize, capacity: i32): i32 {
   if (n < 0 || capacity < 0 || buckets != locateBucketCount(n)) return BAD_ARGUMENT;
-  for (let i = 0; i < n; i++) {
+  let i = 0;
+  // Eight samples per step, all loaded before any store: with mix = residual + 2·n, the 32 bytes
+  // written end at residual + 4·i + 32 ≤ mix + 2·(i + 8), where the unread samples begin.
+  for (; i + 8 <= n; i += 8) {
+    const x = v128.load(mix + (<usize>i << 1));
+    const saturated = v128.or(i16x8.eq(x, i16x8.splat(32767)), i16x8.eq(x, i16x8.splat(-32768)));
+    v128.store64_lane(wild + <usize>i, v128.and(i8x16.narrow_i16x8_s(saturated, saturated), i8x16.splat(1)), 0);
+    v128.store(residual + (<usize>i << 2), i32x4.extend_low_i16x8_s(x));
+    v128.store(residual + (<usize>i << 2), i32x4.extend_high_i16x8_s(x), 16);
+  }
+  for (; i < n; i++) {
     const x = <i32>load<i16>(mix + (<usize>i << 1));
     store<i32>(residual + (<usize>i << 2), x);
     store<u8>(wild + <usize>i, <u8>isSaturated(x));
@@ -238,6 +279,24 @@ export function locateCandidates(state: usize, clip: usize, len: i32, p: i32, ou
   return candidates(state, clip, len, p, out);
 }
 
+/** The wild flags of four samples as i32 lanes: −1 where the sample is not wild, else 0. */
+@inline function tameLanes(mask: usize): v128 {
+  return i32x4.eq(i32x4.extend_low_i16x8_u(i16x8.extend_low_i8x16_u(v128.load32_zero(mask))), i32x4.splat(0));
+}
+
+/** Whether every residual sample at `at` equals the clip's, wild samples (flag 1 at `mask`) matching anything. */
+function matchesEverywhere(at: usize, mask: usize, clip: usize, len: i32): bool {
+  let k = 0;
+  for (; k + 4 <= len; k += 4) {
+    const same = i32x4.eq(v128.load(at + (<usize>k << 2)), v128.load16x4_s(clip + (<usize>k << 1)));
+    if (!i32x4.all_true(v128.or(same, v128.not(tameLanes(mask + <usize>k))))) return false;
+  }
+  for (; k < len; k++) {
+    if (load<u8>(mask + <usize>k) == 0 && load<i32>(at + (<usize>k << 2)) != <i32>load<i16>(clip + (<usize>k << 1))) return false;
+  }
+  return true;
+}
+
 /**
  * Every candidate offset of the anchor at `p` (ascending) where all samples of the clip match the
  * residual, saturated samples matching anything: written to `out` (CANDIDATES_PER_ANCHOR i32 at
@@ -251,11 +310,7 @@ export function locateFullMatches(state: usize, clip: usize, len: i32, p: i32, o
   let hits = 0;
   for (let c = 0; c < count; c++) {
     const o = load<i32>(out + (<usize>c << 2));
-    const at = r + (<usize>o << 2);
-    const mask = wild + <usize>o;
-    let k = 0;
-    while (k < len && (load<u8>(mask + <usize>k) != 0 || load<i32>(at + (<usize>k << 2)) == <i32>load<i16>(clip + (<usize>k << 1)))) k++;
-    if (k < len) continue;
+    if (!matchesEverywhere(r + (<usize>o << 2), wild + <usize>o, clip, len)) continue;
     store<i32>(out + (<usize>hits << 2), o);
     hits++;
   }
@@ -300,9 +355,19 @@ export function locatePartialMatch(state: usize, clip: usize, len: i32, anchors:
       triedCount++;
       const at = r + (<usize>o << 2);
       const mask = wild + <usize>o;
-      let matched = 0;
-      let distinct = 0;
-      for (let k = 0; k < len; k++) {
+      // Lanes count down by one (−1 masks) per sample that is tame and equal, and per such distinctive one.
+      let matchedLanes = i32x4.splat(0);
+      let distinctLanesSum = i32x4.splat(0);
+      let k = 0;
+      for (; k + 4 <= len; k += 4) {
+        const x = v128.load16x4_s(clip + (<usize>k << 1));
+        const hit = v128.and(i32x4.eq(v128.load(at + (<usize>k << 2)), x), tameLanes(mask + <usize>k));
+        matchedLanes = i32x4.add(matchedLanes, hit);
+        distinctLanesSum = i32x4.add(distinctLanesSum, v128.and(hit, distinctLanes(x)));
+      }
+      let matched = -sumLanes(matchedLanes);
+      let distinct = -sumLanes(distinctLanesSum);
+      for (; k < len; k++) {
         const x = <i32>load<i16>(clip + (<usize>k << 1));
         if (load<u8>(mask + <usize>k) != 0 || load<i32>(at + (<usize>k << 2)) != x) continue;
         matched++;
@@ -328,7 +393,12 @@ export function locatePlace(state: usize, clip: usize, len: i32, offset: i32): i
   if (!clipFits(state, len) || offset < 0 || offset > <i32>load<u32>(state, S_LENGTH) - len) return BAD_ARGUMENT;
   const at = <usize>load<u32>(state, S_RESIDUAL) + (<usize>offset << 2);
   const mask = <usize>load<u32>(state, S_WILD) + <usize>offset;
-  for (let k = 0; k < len; k++) {
+  let k = 0;
+  for (; k + 4 <= len; k += 4) {
+    const q = at + (<usize>k << 2);
+    v128.store(q, i32x4.sub(v128.load(q), v128.and(v128.load16x4_s(clip + (<usize>k << 1)), tameLanes(mask + <usize>k))));
+  }
+  for (; k < len; k++) {
     if (load<u8>(mask + <usize>k) != 0) continue;
     const q = at + (<usize>k << 2);
     store<i32>(q, load<i32>(q) - <i32>load<i16>(clip + (<usize>k << 1)));
