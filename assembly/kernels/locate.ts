@@ -40,6 +40,9 @@ const HASH_MULTIPLIER: i32 = 0x01000193;
 /** Fibonacci hashing: the top bits of hash × 2³²/φ pick the bucket. */
 const BUCKET_MIXER: u32 = 0x9e3779b1;
 const MIN_BUCKET_BITS: i32 = 4;
+/** int16 full scale: where deepeval's clamp may have cut the sum. */
+const FULL_SCALE_HIGH: i32 = 32767;
+const FULL_SCALE_LOW: i32 = -32768;
 
 // State block: u32 fields at these byte offsets.
 const S_RESIDUAL: usize = 0;
@@ -76,7 +79,7 @@ export function locateIndexCapacity(n: i32, clipSamples: f64, clipCount: i32): f
 }
 
 @inline function isSaturated(x: i32): bool {
-  return x == 32767 || x == -32768;
+  return x == FULL_SCALE_HIGH || x == FULL_SCALE_LOW;
 }
 
 @inline function isDistinct(x: i32): i32 {
@@ -179,7 +182,7 @@ export function locateInit(state: usize, mix: usize, n: i32, residual: usize, wi
   // written end at residual + 4·i + 32 ≤ mix + 2·(i + 8), where the unread samples begin.
   for (; i + 8 <= n; i += 8) {
     const x = v128.load(mix + (<usize>i << 1));
-    const saturated = v128.or(i16x8.eq(x, i16x8.splat(32767)), i16x8.eq(x, i16x8.splat(-32768)));
+    const saturated = v128.or(i16x8.eq(x, i16x8.splat(<i16>FULL_SCALE_HIGH)), i16x8.eq(x, i16x8.splat(<i16>FULL_SCALE_LOW)));
     v128.store64_lane(wild + <usize>i, v128.and(i8x16.narrow_i16x8_s(saturated, saturated), i8x16.splat(1)), 0);
     v128.store(residual + (<usize>i << 2), i32x4.extend_low_i16x8_s(x));
     v128.store(residual + (<usize>i << 2), i32x4.extend_high_i16x8_s(x), 16);
@@ -356,17 +359,17 @@ export function locatePartialMatch(state: usize, clip: usize, len: i32, anchors:
       const at = r + (<usize>o << 2);
       const mask = wild + <usize>o;
       // Lanes count down by one (−1 masks) per sample that is tame and equal, and per such distinctive one.
-      let matchedLanes = i32x4.splat(0);
-      let distinctLanesSum = i32x4.splat(0);
+      let matchedHits = i32x4.splat(0);
+      let distinctHits = i32x4.splat(0);
       let k = 0;
       for (; k + 4 <= len; k += 4) {
         const x = v128.load16x4_s(clip + (<usize>k << 1));
         const hit = v128.and(i32x4.eq(v128.load(at + (<usize>k << 2)), x), tameLanes(mask + <usize>k));
-        matchedLanes = i32x4.add(matchedLanes, hit);
-        distinctLanesSum = i32x4.add(distinctLanesSum, v128.and(hit, distinctLanes(x)));
+        matchedHits = i32x4.add(matchedHits, hit);
+        distinctHits = i32x4.add(distinctHits, v128.and(hit, distinctLanes(x)));
       }
-      let matched = -sumLanes(matchedLanes);
-      let distinct = -sumLanes(distinctLanesSum);
+      let matched = -sumLanes(matchedHits);
+      let distinct = -sumLanes(distinctHits);
       for (; k < len; k++) {
         const x = <i32>load<i16>(clip + (<usize>k << 1));
         if (load<u8>(mask + <usize>k) != 0 || load<i32>(at + (<usize>k << 2)) != x) continue;
