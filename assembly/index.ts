@@ -10,3 +10,4 @@ export * from "./kernels/frames";
 export * from "./kernels/pitch";
 export * from "./kernels/fingerprint";
 export * from "./kernels/interleaved";
+export * from "./kernels/locate";

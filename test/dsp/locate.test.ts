@@ -1,0 +1,272 @@
+// Clip-location kernels (assembly/kernels/locate.ts via src/dsp/locate.ts) against their plain-TS twin on random renders: same offsets, candidates, anchors and residuals.
+import { describe, expect, it } from "vitest";
+import { ClipLocatorSession, locateClipsInMix } from "../../src/dsp/locate.js";
+import {
+  anchorPositionsReference,
+  locateClipsInMixReference,
+  ResidualIndexReference,
+  saturatedSamplesReference,
+  subtractClipReference,
+} from "../../src/dsp/reference/locate.js";
+import { noise, seededRandom, type Random } from "./parity-signals.js";
+
+const randomInt = (random: Random, lo: number, hi: number): number => lo + Math.floor(random() * (hi - lo + 1));
+const pick = <T>(random: Random, items: readonly T[]): T => items[randomInt(random, 0, items.length - 1)];
+
+/** Lengths around the 24-sample anchor, the 17-sample indexed window and its 8-sample stride, plus odd and long ones. */
+const SHORT_LENGTHS = [0, 1, 2, 7, 8, 9, 16, 17, 18, 23, 24, 25, 31, 32, 33, 47, 48, 49];
+
+/** A clip of one of several kinds: noise at a random level, near-silence, speech-like bursts, full scale, a short repeated pattern. */
+function makeClip(random: Random, n: number): Int16Array {
+  switch (randomInt(random, 0, 5)) {
+    case 0:
+      return noise(random, n, pick(random, [100, 2000, 12000]));
+    case 1:
+      return noise(random, n, pick(random, [40, 63, 64, 80]));
+    case 2: {
+      const x = new Int16Array(n);
+      for (let at = 0; at < n; ) {
+        const len = randomInt(random, 1, 3000);
+        if (random() < 0.6) x.set(noise(random, Math.min(len, n - at), pick(random, [90, 3000, 20000])), at);
+        at += len;
+      }
+      return x;
+    }
+    case 3:
+      return noise(random, n, 32768);
+    case 4: {
+      const pattern = noise(random, randomInt(random, 1, 40), 10000);
+      return Int16Array.from({ length: n }, (_, i) => pattern[i % pattern.length]);
+    }
+    default:
+      return Int16Array.from(noise(random, n, 6000), (x, i) => (i % 97 < 40 ? 0 : x));
+  }
+}
+
+function clipLength(random: Random): number {
+  const r = random();
+  if (r < 0.25) return pick(random, SHORT_LENGTHS);
+  if (r < 0.45) return 2 * randomInt(random, 13, 2000) + 1;
+  return randomInt(random, 2000, 14000);
+}
+
+/** deepeval's render: the int32 sum of the clips at their offsets, clamped to int16. */
+function render(clips: Int16Array[], offsets: number[], length: number): Int16Array {
+  const sum = new Int32Array(length);
+  clips.forEach((c, i) => c.forEach((x, k) => {
+    if (offsets[i] + k < length) sum[offsets[i] + k] += x;
+  }));
+  return Int16Array.from(sum, (x) => Math.max(-32768, Math.min(32767, x)));
+}
+
+/** Index of the first element where a and b differ, −1 when they are equal (faster than toEqual on long arrays). */
+function firstDifference(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  if (a.length !== b.length) return Math.min(a.length, b.length);
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return i;
+  return -1;
+}
+
+interface Scenario {
+  mix: Int16Array;
+  clips: Array<Int16Array | null>;
+}
+
+/** Clips laid out one after another with random gaps and overlaps; some repeated, altered, absent, null, or longer than the render. */
+function makeScenario(random: Random): Scenario {
+  const rendered: Int16Array[] = [];
+  const offsets: number[] = [];
+  const count = randomInt(random, 1, 7);
+  let at = randomInt(random, 0, 3) === 0 ? 0 : randomInt(random, 0, 3000);
+  for (let i = 0; i < count; i++) {
+    const repeat = rendered.length > 0 && random() < 0.15;
+    const clip = repeat ? pick(random, rendered) : makeClip(random, clipLength(random));
+    rendered.push(clip);
+    offsets.push(Math.max(0, at));
+    const gap = random() < 0.35 ? -randomInt(random, 1, Math.max(1, clip.length)) : randomInt(random, 0, 4000);
+    at = Math.max(0, at + clip.length + gap);
+  }
+  const end = Math.max(0, ...rendered.map((c, i) => c.length + offsets[i]));
+  const length = random() < 0.1 ? randomInt(random, 0, end) : end + (random() < 0.5 ? 0 : randomInt(random, 1, 500));
+  const mix = render(rendered, offsets, length);
+  const clips: Array<Int16Array | null> = rendered.map((c) => (random() < 0.2 ? Int16Array.from(c) : c));
+  if (random() < 0.3) clips.push(makeClip(random, clipLength(random)));
+  if (random() < 0.2) clips.push(null);
+  if (random() < 0.15 && clips.length > 0) {
+    const i = randomInt(random, 0, clips.length - 1);
+    const c = clips[i];
+    if (c && c.length > 0) {
+      const altered = Int16Array.from(c);
+      altered[randomInt(random, 0, c.length - 1)] ^= 1;
+      clips[i] = altered;
+    }
+  }
+  if (random() < 0.1) clips.push(makeClip(random, length + randomInt(random, 1, 50)));
+  if (random() < 0.25 && clips.length > 1) clips.splice(randomInt(random, 0, clips.length - 1), 1);
+  // Turn order is not always render order.
+  if (random() < 0.2) clips.reverse();
+  return { mix, clips };
+}
+
+describe("locateClipsInMix (wasm) against its twin", () => {
+  it("gives the same offsets on random renders with overlaps, clamping, repeats, absent and altered clips", () => {
+    const random = seededRandom(20260115);
+    let placed = 0, unplaced = 0;
+    for (let s = 0; s < 400; s++) {
+      const { mix, clips } = makeScenario(random);
+      const expected = locateClipsInMixReference(mix, clips);
+      expect(locateClipsInMix(mix, clips), `scenario ${s}`).toEqual(expected);
+      placed += expected.filter((o) => o !== null).length;
+      unplaced += expected.filter((o) => o === null).length;
+    }
+    // The generator must exercise both outcomes, or the comparison proves little.
+    expect(placed).toBeGreaterThan(300);
+    expect(unplaced).toBeGreaterThan(100);
+  });
+
+  it("handles empty renders, empty and one-sample clips, and clips as long as the render", () => {
+    const random = seededRandom(7);
+    const a = noise(random, 5000, 9000);
+    const cases: Scenario[] = [
+      { mix: new Int16Array(0), clips: [] },
+      { mix: new Int16Array(0), clips: [a, null, new Int16Array(0)] },
+      { mix: a, clips: [] },
+      { mix: a, clips: [new Int16Array(0), a.subarray(0, 1), a.subarray(100, 101)] },
+      { mix: a, clips: [a] },
+      { mix: a, clips: [a, a] },
+      { mix: a.subarray(0, 23), clips: [a.subarray(0, 23)] },
+      { mix: a.subarray(0, 24), clips: [a.subarray(0, 24)] },
+      { mix: a.subarray(0, 25), clips: [a.subarray(0, 24), a.subarray(1, 25)] },
+      { mix: a, clips: [a.subarray(0, 4999), a.subarray(1)] },
+      { mix: new Int16Array(6000).fill(32767), clips: [a, new Int16Array(3000).fill(32767)] },
+      { mix: new Int16Array(6000), clips: [new Int16Array(3000)] },
+    ];
+    for (const [i, { mix, clips }] of cases.entries()) {
+      expect(locateClipsInMix(mix, clips), `case ${i}`).toEqual(locateClipsInMixReference(mix, clips));
+    }
+  });
+
+  it("places identical clips in turn order only when the render holds exactly as many copies", () => {
+    const random = seededRandom(11);
+    const a = noise(random, 4000, 8000);
+    const b = noise(random, 3000, 8000);
+    for (const copies of [1, 2, 3, 4]) {
+      for (const listed of [1, 2, 3, 4]) {
+        const offsets = Array.from({ length: copies }, (_, i) => 500 + 6000 * i);
+        const mix = render([...Array.from({ length: copies }, () => a), b], [...offsets, 6000 * copies + 1000], 6000 * copies + 5000);
+        const clips = [...Array.from({ length: listed }, () => Int16Array.from(a)), b];
+        expect(locateClipsInMix(mix, clips), `${copies} copies, ${listed} listed`).toEqual(locateClipsInMixReference(mix, clips));
+      }
+    }
+  });
+
+  it("places a clip on its free part only with more than twice the matches of any rival offset", () => {
+    // Two copies of a, each partly covered by audio nobody lists (never 0, so a covered sample never
+    // matches), so neither matches whole: 12000 − covered samples match at each copy.
+    const random = seededRandom(13);
+    const a = noise(random, 12000, 6000);
+    const cover = (n: number) => Int16Array.from(noise(random, n, 6000), (x) => x || 1);
+    for (const firstCovered of [1200, 3600, 6000, 9480, 9600, 9720]) {
+      for (const secondCovered of [3600, 6000, 6599, 6600, 6601, 7200, 7800, 10800, 12000]) {
+        const second = 20000;
+        const mix = render([a, a, cover(firstCovered), cover(secondCovered)], [0, second, a.length - firstCovered, second], second + a.length + 10);
+        const clips = [a, random() < 0.5 ? null : noise(random, 3000, 6000)];
+        expect(locateClipsInMix(mix, clips), `covered ${firstCovered} and ${secondCovered}`).toEqual(locateClipsInMixReference(mix, clips));
+      }
+    }
+  });
+
+  it("keeps the 8 smallest distinct candidates of a clip repeated many times", () => {
+    const random = seededRandom(12);
+    const a = noise(random, 3000, 8000);
+    const offsets = Array.from({ length: 12 }, (_, i) => 3100 * i + randomInt(random, 0, 50));
+    const mix = render(offsets.map(() => a), offsets, 3100 * 12 + 100);
+    for (const listed of [8, 9, 12]) {
+      const clips = Array.from({ length: listed }, () => a);
+      expect(locateClipsInMix(mix, clips), `${listed} listed`).toEqual(locateClipsInMixReference(mix, clips));
+    }
+  });
+});
+
+describe("locate kernels step by step", () => {
+  it("anchors match anchorPositionsReference for every count and length around the window", () => {
+    const random = seededRandom(3);
+    const s = new ClipLocatorSession(new Int16Array(0), []);
+    const out = s.arena.allocI32(64);
+    for (let t = 0; t < 600; t++) {
+      const clip = makeClip(random, t < 200 ? pick(random, SHORT_LENGTHS) : clipLength(random));
+      const ptr = s.arena.putI16(clip);
+      for (const count of [0, 1, 2, 3, 16, 64]) {
+        const n = s.k.locateAnchors(ptr, clip.length, count, out);
+        expect(Array.from(s.arena.i32(out, n)), `clip ${t}, count ${count}`).toEqual(anchorPositionsReference(clip, count));
+      }
+    }
+    s.dispose();
+  });
+
+  it("the residual, saturation mask and candidates follow the twin through a sequence of placements", () => {
+    const random = seededRandom(4);
+    for (let t = 0; t < 40; t++) {
+      const { mix } = makeScenario(random);
+      if (mix.length < 24) continue;
+      const clips = Array.from({ length: 6 }, () => {
+        // Pieces of the render itself, so anchors have real matches, or fresh noise.
+        const len = randomInt(random, 1, Math.min(mix.length, 6000));
+        const start = randomInt(random, 0, mix.length - len);
+        return random() < 0.8 ? mix.slice(start, start + len) : makeClip(random, len);
+      });
+      // Any clip may be placed in every round: reserve index room for six placements of each.
+      const session = new ClipLocatorSession(mix, Array.from({ length: 6 }, () => clips).flat());
+      const reference = new ResidualIndexReference(mix, Array.from({ length: 6 }, () => clips.map((c) => c.length)).flat());
+      const wild = saturatedSamplesReference(mix);
+      const same = () => {
+        expect(firstDifference(session.arena.i32(session.residual, mix.length), reference.residual)).toBe(-1);
+        expect(firstDifference(new Uint8Array(session.k.memory.buffer, session.wild, mix.length), wild)).toBe(-1);
+      };
+      same();
+      const out = session.arena.allocI32(8);
+      const clipPtrs = clips.map((c) => session.arena.putI16(c));
+      for (let round = 0; round < 6; round++) {
+        clips.forEach((clip, i) => {
+          for (const p of anchorPositionsReference(clip, 4)) {
+            const n = session.k.locateCandidates(session.state, clipPtrs[i], clip.length, p, out);
+            expect(Array.from(session.arena.i32(out, n)), `render ${t}, round ${round}, clip ${i}, anchor ${p}`).toEqual(reference.candidates(clip, p));
+          }
+        });
+        const i = randomInt(random, 0, clips.length - 1);
+        const o = randomInt(random, 0, mix.length - clips[i].length);
+        session.place(i, o);
+        subtractClipReference(reference.residual, wild, clips[i], o);
+        reference.update(o, clips[i].length);
+        same();
+        // Windows across both edges of the peeled span must be found again: probe with pieces of the new residual there.
+        for (const edge of [o, o + clips[i].length]) {
+          const start = Math.max(0, edge - randomInt(random, 0, 40));
+          const piece = reference.residual.slice(start, Math.min(mix.length, start + randomInt(random, 24, 80)));
+          if (piece.length < 24 || piece.some((x) => x < -32768 || x > 32767)) continue;
+          const clip = Int16Array.from(piece);
+          const ptr = session.arena.putI16(clip);
+          for (let p = 0; p + 24 <= clip.length; p++) {
+            const n = session.k.locateCandidates(session.state, ptr, clip.length, p, out);
+            expect(Array.from(session.arena.i32(out, n)), `render ${t}, round ${round}, edge ${edge}, anchor ${p}`).toEqual(reference.candidates(clip, p));
+          }
+        }
+      }
+      session.dispose();
+    }
+  });
+
+  it("rejects out-of-range arguments with a negative status", () => {
+    const random = seededRandom(5);
+    const mix = noise(random, 1000, 5000);
+    const s = new ClipLocatorSession(mix, [mix.subarray(0, 100)]);
+    const clip = s.arena.putI16(mix.subarray(0, 100));
+    const out = s.arena.allocI32(8);
+    expect(s.k.locateFullMatches(s.state, clip, 0, 0, out)).toBeLessThan(0);
+    expect(s.k.locateFullMatches(s.state, clip, 1001, 0, out)).toBeLessThan(0);
+    expect(s.k.locateFullMatches(s.state, clip, 100, 77, out)).toBeLessThan(0);
+    expect(s.k.locatePlace(s.state, clip, 100, 901)).toBeLessThan(0);
+    expect(s.k.locatePlace(s.state, clip, 100, -1)).toBeLessThan(0);
+    expect(s.k.locateFullMatches(s.state, clip, 100, 0, out)).toBe(1);
+    s.dispose();
+  });
+});
