@@ -1,5 +1,6 @@
 // Decodes one clip's bytes: deepeval's exact acceptance under --compat deepeval, everything decodable otherwise.
-import wavefile from "wavefile";
+import { createRequire } from "node:module";
+import type * as WavefileModule from "wavefile";
 import type { CompatMode } from "../model/codec.js";
 import { bytesToInt16, NonFiniteSampleError, type SampleEncoding } from "./convert.js";
 import { DECODE_MESSAGES, DecodeError } from "./errors.js";
@@ -14,6 +15,16 @@ export interface DecodeOptions {
 }
 
 const STREAMING_SIZES = new Set([0, 0xffffffff]);
+
+/**
+ * wavefile, loaded on first use through `require`: most WAVs take the direct 16-bit path and never
+ * need it, and importing a CommonJS package from an ES module makes Node scan its whole source for
+ * export names in every worker thread.
+ */
+let wavefileModule: typeof WavefileModule | undefined;
+function wavefile(): typeof WavefileModule {
+  return (wavefileModule ??= createRequire(import.meta.url)("wavefile") as typeof WavefileModule);
+}
 
 /** Decode a clip; throws DecodeError carrying deepeval's message and an exact detail. */
 export function decodeAudio(bytes: Uint8Array, options: DecodeOptions = {}): DecodedAudio {
@@ -119,7 +130,7 @@ export function decodeWideGeneral(bytes: Uint8Array, options: DecodeOptions = {}
   if (bytes.length === 0) fail(DECODE_MESSAGES.noSamples, "the file is empty (0 bytes)", options);
   if (!isRiff(bytes)) return decodeWithFfmpeg(bytes, options, "not a RIFF/WAVE file");
 
-  const wav = new wavefile.WaveFile();
+  const wav = new (wavefile().WaveFile)();
   try {
     wav.fromBuffer(bytes, true);
   } catch (e) {
