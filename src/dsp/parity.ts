@@ -1,9 +1,9 @@
 // Typed wrapper of the parity kernels (frames, pitch, fingerprint): the raw material of deepeval's analyze_audio over int16 mono PCM (voice-metrics.md §3).
 //
 // One call copies the PCM into the arena once, runs every kernel over it and returns plain arrays and
-// numbers; the arena is reset at the start of each call. Per-frame loops run in the kernels (a
-// worker's V8 isolate would otherwise compile each of them again). Loop windows are grouped here, on
-// hashes from the kernel confirmed by comparing the samples themselves.
+// numbers; the arena is reset at the start of each call. Every per-frame and per-window loop runs in
+// the kernels (a worker's V8 isolate would otherwise compile each of them again); this file only
+// allocates, calls and reads results.
 import { getKernels, openArena, type Arena, type KernelExports } from "./wasm.js";
 
 /** Exports of assembly/kernels/{frames,pitch,fingerprint}.ts; pointers are byte offsets, lengths sample counts. */
@@ -17,6 +17,8 @@ export interface ParityKernels extends KernelExports {
   pitchFramesI16(ptr: number, len: number, sampleRate: number, scratch: number, outPitch: number): number;
   hashI16(ptr: number, len: number): bigint;
   loopFingerprintsI16(ptr: number, len: number, width: number, outStart: number, outHash: number): number;
+  loopTableBytes(count: number): number;
+  loopEventsI16(ptr: number, width: number, starts: number, hashes: number, count: number, table: number): number;
   frameSummaryF64(rmsPtr: number, frames: number, scratch: number, outSummary: number): number;
   voicedPitchesF64(pitchPtr: number, frames: number, outPitch: number): number;
 }
@@ -125,6 +127,9 @@ export function measureParityFramesAt(arena: Arena, pcmPtr: number, sampleCount:
   if (voicedPitches < 0) throw new Error(`voxmetrics: voicedPitchesF64 failed with status ${voicedPitches}`);
   const loud = k.loopFingerprintsI16(pcmPtr, n, widths.loopWindow, startPtr, hashPtr);
   if (loud < 0) throw new Error(`voxmetrics: loopFingerprintsI16 failed with status ${loud}`);
+  const tablePtr = arena.alloc(k.loopTableBytes(loud));
+  const loopEvents = k.loopEventsI16(pcmPtr, widths.loopWindow, startPtr, hashPtr, loud, tablePtr);
+  if (loopEvents < 0) throw new Error(`voxmetrics: loopEventsI16 failed with status ${loopEvents}`);
   const edge = Math.min(n, widths.edge);
   // Views only after the last allocation: memory.grow detaches earlier ones.
   const totals = arena.i32(totalsPtr, FRAME_TOTALS.bytes >> 2);
@@ -146,38 +151,10 @@ export function measureParityFramesAt(arena: Arena, pcmPtr: number, sampleCount:
     noiseRms: summaryF64[FRAME_SUMMARY.noise >> 3],
     pitchHz: arena.f64(pitchPtr, pitchFrames).slice(),
     voicedPitchHz: Array.from(arena.f64(voicedPitchPtr, voicedPitches)),
-    loopEvents: countLoopEvents(arena.i16(pcmPtr, n), arena.i32(startPtr, loud), arena.i64(hashPtr, loud), widths.loopWindow),
+    loopEvents,
     startRms: k.rmsI16(pcmPtr, edge),
     endRms: k.rmsI16(pcmPtr + 2 * (n - edge), edge),
   };
-}
-
-/**
- * loop_events (§3.7 step 4) from fingerprinted windows: windows are grouped by hash, and within a
- * hash by identical samples, so only byte-identical windows ever count together. Returns Σ over
- * groups of more than two windows of (count − 1).
- */
-export function countLoopEvents(pcm: Int16Array, starts: ArrayLike<number>, hashes: ArrayLike<bigint>, width: number): number {
-  const groups = new Map<bigint, { start: number; count: number }[]>();
-  for (let j = 0; j < starts.length; j++) {
-    const start = starts[j];
-    const sameHash = groups.get(hashes[j]);
-    if (!sameHash) {
-      groups.set(hashes[j], [{ start, count: 1 }]);
-      continue;
-    }
-    const same = sameHash.find((g) => equalWindows(pcm, g.start, start, width));
-    if (same) same.count++;
-    else sameHash.push({ start, count: 1 });
-  }
-  let events = 0;
-  for (const sameHash of groups.values()) for (const g of sameHash) if (g.count > 2) events += g.count - 1;
-  return events;
-}
-
-function equalWindows(pcm: Int16Array, a: number, b: number, width: number): boolean {
-  for (let i = 0; i < width; i++) if (pcm[a + i] !== pcm[b + i]) return false;
-  return true;
 }
 
 function checkSampleRate(sampleRate: number): void {

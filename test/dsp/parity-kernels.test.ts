@@ -1,6 +1,6 @@
 // Parity kernels (assembly/kernels/{frames,pitch,fingerprint}.ts) against their plain-TS twins on random signals, rates and lengths.
 import { describe, expect, it } from "vitest";
-import { FRAME_SUMMARY, FRAME_TOTALS, countLoopEvents, getParityKernels, measureParityFrames, parityWidths } from "../../src/dsp/parity.js";
+import { FRAME_SUMMARY, FRAME_TOTALS, getParityKernels, measureParityFrames, parityWidths } from "../../src/dsp/parity.js";
 import {
   countClippedReference,
   countZeroCrossingsReference,
@@ -8,6 +8,7 @@ import {
   frameStatsReference,
   frameSummaryReference,
   hashReference,
+  loopEventsOfWindowsReference,
   loopEventsReference,
   loopFingerprintsReference,
   pitchFramesReference,
@@ -227,10 +228,58 @@ describe("fingerprint kernel vs twin (§3.7)", () => {
     const pcm = Int16Array.from(layout.flatMap((w) => Array.from(w)));
     const starts = layout.map((_, j) => j * width);
     // a ×4 → 3, b ×3 → 2, c ×4 → 3
-    expect(countLoopEvents(pcm, starts, starts.map(() => 0n), width)).toBe(8);
-    expect(countLoopEvents(pcm, starts, starts.map(() => 0n), width)).toBe(loopEventsReference(pcm, 200));
+    expect(kernelLoopEvents(pcm, starts, starts.map(() => 0n), width, 1)).toBe(8);
+    expect(kernelLoopEvents(pcm, starts, starts.map(() => 0n), width, 0)).toBe(loopEventsReference(pcm, 200));
+    // Two different hashes that both land on the table's last slot (32 slots), so their probe chains
+    // interleave and wrap around; windows group only within a hash, and by content within it.
+    const top = (1n << 64n) - 1n;
+    expect(kernelLoopEvents(pcm, starts, starts.map((_, j) => (j % 2 === 0 ? top : top - 32n)), width, 3)).toBe(
+      loopEventsOfWindowsReference(pcm, starts.filter((_, j) => j % 2 === 0), width) + loopEventsOfWindowsReference(pcm, starts.filter((_, j) => j % 2 === 1), width),
+    );
+  });
+
+  it("counts repeated windows like the content-keyed twin (widths around the SIMD step, real hashes)", () => {
+    const random = seededRandom(11);
+    for (const width of [1, 2, 7, 8, 9, 15, 16, 17, 50, 2000]) {
+      for (let trial = 0; trial < 8; trial++) {
+        const pool = Array.from({ length: 1 + Math.floor(random() * 4) }, () => noise(random, width, 3000));
+        // Near-copies differ in one sample only, anywhere in the window (SIMD body or scalar tail).
+        const near = pool.map((w) => Int16Array.from(w, (v, i) => (i === Math.floor(random() * width) ? v ^ 1 : v)));
+        const layout = Array.from({ length: Math.floor(random() * 40) }, () => (random() < 0.8 ? pool : near)[Math.floor(random() * pool.length)]);
+        const pcm = Int16Array.from(layout.flatMap((w) => Array.from(w)));
+        const starts = layout.map((_, j) => j * width);
+        const { arena, ptr } = place(pcm, trial % 3);
+        const hashes = starts.map((start) => BigInt.asUintN(64, k.hashI16(ptr + 2 * start, width)));
+        arena.reset();
+        expect(kernelLoopEvents(pcm, starts, hashes, width, trial % 3), `width=${width} trial=${trial}`).toBe(loopEventsOfWindowsReference(pcm, starts, width));
+      }
+    }
+  });
+
+  it("rejects a bad width or count and sizes the table to a power of two of at least twice the windows", () => {
+    expect(k.loopEventsI16(0, 0, 0, 0, 0, 0)).toBe(-1);
+    expect(k.loopEventsI16(0, 1, 0, 0, -1, 0)).toBe(-1);
+    expect(k.loopTableBytes(0)).toBe(32);
+    expect(k.loopTableBytes(1)).toBe(32);
+    expect(k.loopTableBytes(2)).toBe(64);
+    expect(k.loopTableBytes(3)).toBe(128);
+    expect(k.loopTableBytes(4)).toBe(128);
+    expect(k.loopTableBytes(14400)).toBe(32768 * 16);
   });
 });
+
+/** loopEventsI16 over `pcm` placed `shift` samples off alignment, with the given window starts and hashes. */
+function kernelLoopEvents(pcm: Int16Array, starts: number[], hashes: bigint[], width: number, shift: number): number {
+  const { arena, ptr } = place(pcm, shift);
+  const startsPtr = arena.allocI32(starts.length);
+  const hashesPtr = arena.alloc(8 * hashes.length);
+  const table = arena.alloc(k.loopTableBytes(starts.length));
+  // Leave garbage in the table: the kernel must clear it.
+  arena.i32(table, k.loopTableBytes(starts.length) >> 2).fill(-7);
+  arena.i32(startsPtr, starts.length).set(starts);
+  arena.i64(hashesPtr, hashes.length).set(hashes.map((h) => BigInt.asIntN(64, h)));
+  return k.loopEventsI16(ptr, width, startsPtr, hashesPtr, starts.length, table);
+}
 
 /** frameSummaryF64 over `frameRms`, in the twin's shape; also checks that the input is left untouched. */
 function kernelFrameSummary(frameRms: ArrayLike<number>): ReturnType<typeof frameSummaryReference> {

@@ -239,3 +239,14 @@ export function frameSummaryReference(frameRms: ArrayLike<number>): FrameSummary
   };
 }
 
+/** loop_events (§3.7 step 4) of the windows of `width` samples starting at `starts`, keyed by their exact content. */
+export function loopEventsOfWindowsReference(x: Int16Array, starts: ArrayLike<number>, width: number): number {
+  const counts = new Map<string, number>();
+  for (let j = 0; j < starts.length; j++) {
+    const key = Array.from(x.subarray(starts[j], starts[j] + width)).join(",");
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  let events = 0;
+  for (const count of counts.values()) if (count > 2) events += count - 1;
+  return events;
+}
