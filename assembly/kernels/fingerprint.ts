@@ -86,3 +86,75 @@ export function loopFingerprintsI16(ptr: usize, len: i32, width: i32, outStart: 
   }
   return count;
 }
+
+// Loop-window groups: an open-addressing table of 16-byte slots (hash u64, first start i32, count i32),
+// linear probing from the hash's low bits; count 0 marks an empty slot.
+const SLOT_BYTES: usize = 16;
+const SLOT_START: usize = 8;
+const SLOT_COUNT: usize = 12;
+
+/** Slots of the grouping table for `count` windows: a power of two ≥ 2·count (≥ 2), so probing always ends. */
+function loopTableSlots(count: i32): i32 {
+  const wanted = max(2, count << 1);
+  return 1 << (32 - clz(wanted - 1));
+}
+
+/** Bytes of the table loopEventsI16 needs for `count` windows. */
+export function loopTableBytes(count: i32): i32 {
+  return loopTableSlots(max(0, count)) * <i32>SLOT_BYTES;
+}
+
+/** Whether the `width` int16 samples at `a` and at `b` are identical. */
+function equalWindowsI16(a: usize, b: usize, width: i32): bool {
+  let i = 0;
+  for (; i + 8 <= width; i += 8) {
+    const at = <usize>i << 1;
+    if (v128.any_true(v128.xor(v128.load(a + at), v128.load(b + at)))) return false;
+  }
+  for (; i < width; i++) {
+    const at = <usize>i << 1;
+    if (load<i16>(a + at) != load<i16>(b + at)) return false;
+  }
+  return true;
+}
+
+/**
+ * loop_events (§3.7 step 4) of the `count` windows that loopFingerprintsI16 wrote (first sample
+ * indices at `starts`, hashes at `hashes`) over the PCM at `ptr`: windows are grouped by hash and,
+ * within a hash, by identical samples, so only byte-identical windows ever count together. Returns
+ * Σ over groups of more than two windows of (count − 1), or BAD_ARGUMENT. `table` holds
+ * loopTableBytes(count) bytes; it is cleared here.
+ */
+export function loopEventsI16(ptr: usize, width: i32, starts: usize, hashes: usize, count: i32, table: usize): i32 {
+  if (width < 1 || count < 0) return BAD_ARGUMENT;
+  const slots = loopTableSlots(count);
+  const mask = <u64>(slots - 1);
+  memory.fill(table, 0, <usize>slots * SLOT_BYTES);
+  for (let j = 0; j < count; j++) {
+    const start = load<i32>(starts + (<usize>j << 2));
+    const hash = load<u64>(hashes + (<usize>j << 3));
+    const window = ptr + (<usize>start << 1);
+    let slot = <i32>(hash & mask);
+    while (true) {
+      const at = table + <usize>slot * SLOT_BYTES;
+      const seen = load<i32>(at + SLOT_COUNT);
+      if (seen == 0) {
+        store<u64>(at, hash);
+        store<i32>(at + SLOT_START, start);
+        store<i32>(at + SLOT_COUNT, 1);
+        break;
+      }
+      if (load<u64>(at) == hash && equalWindowsI16(ptr + (<usize>load<i32>(at + SLOT_START) << 1), window, width)) {
+        store<i32>(at + SLOT_COUNT, seen + 1);
+        break;
+      }
+      slot = (slot + 1) & (slots - 1);
+    }
+  }
+  let events = 0;
+  for (let s = 0; s < slots; s++) {
+    const seen = load<i32>(table + <usize>s * SLOT_BYTES + SLOT_COUNT);
+    if (seen > 2) events += seen - 1;
+  }
+  return events;
+}

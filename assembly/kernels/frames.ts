@@ -129,3 +129,103 @@ export function frameStatsI16(ptr: usize, len: i32, width: i32, outRms: usize, o
   store<i32>(outTotals + TOTAL_CROSSINGS, crossings);
   return frames;
 }
+
+/** A 20 ms frame is silent iff its RMS is below this (§3.1). */
+const SILENCE_RMS: f64 = 300.0;
+/** Longest silent run that still counts as a dropout, in frames (§3.4). */
+const MAX_DROPOUT_FRAMES: i32 = 10;
+
+// Layout of the summary block written by frameSummaryF64 (40 bytes).
+const SUMMARY_SPEECH: usize = 0;
+const SUMMARY_NOISE: usize = 8;
+const SUMMARY_SILENT: usize = 16;
+const SUMMARY_LONGEST: usize = 20;
+const SUMMARY_DROPOUTS: usize = 24;
+const SUMMARY_VOICED: usize = 28;
+const SUMMARY_QUIET: usize = 32;
+
+/**
+ * §3.3–3.5 over the `frames` frame RMS values (f64) at `rmsPtr`, which it leaves untouched. Writes at
+ * `outSummary`: speech = sorted(voiced)[trunc(0.75·(V − 1))] and noise = sorted(quiet)[trunc(0.25·(Q − 1))]
+ * (f64, 0.0 when the list is empty), then as i32 the number of silent frames (RMS < 300), the
+ * longest run of them, the dropout events of §3.4, V = count(RMS ≥ 300) and Q = count(0 < RMS < 300).
+ * `scratch` holds `frames` f64. Returns `frames`, or BAD_ARGUMENT.
+ *
+ * Dropouts in one pass: a maximal silent run [a, e) counts iff a ≥ 1 (a silent-free frame before it),
+ * e < frames (one after it) and e − a ≤ 10, which is what the reference's scan from index 1 finds.
+ */
+export function frameSummaryF64(rmsPtr: usize, frames: i32, scratch: usize, outSummary: usize): i32 {
+  if (frames < 0) return BAD_ARGUMENT;
+  let silent = 0;
+  let longest = 0;
+  let dropouts = 0;
+  let runStart = -1;
+  let voiced = 0;
+  let quiet = 0;
+  for (let k = 0; k < frames; k++) {
+    const r = load<f64>(rmsPtr + (<usize>k << 3));
+    if (r < SILENCE_RMS) {
+      silent++;
+      if (runStart < 0) runStart = k;
+      longest = max(longest, k + 1 - runStart);
+      quiet += <i32>(r > 0);
+    } else {
+      voiced++;
+      if (runStart >= 1 && k - runStart <= MAX_DROPOUT_FRAMES) dropouts++;
+      runStart = -1;
+    }
+  }
+  // Voiced values first, quiet ones after them, each in frame order (as the reference collects them).
+  const voicedPtr = scratch;
+  const quietPtr = scratch + (<usize>voiced << 3);
+  let v = 0;
+  let q = 0;
+  for (let k = 0; k < frames; k++) {
+    const r = load<f64>(rmsPtr + (<usize>k << 3));
+    if (r >= SILENCE_RMS) {
+      store<f64>(voicedPtr + (<usize>v << 3), r);
+      v++;
+    } else if (r > 0) {
+      store<f64>(quietPtr + (<usize>q << 3), r);
+      q++;
+    }
+  }
+  const speech = voiced > 0 ? selectInPlaceF64(voicedPtr, voiced, <i32>(0.75 * <f64>(voiced - 1))) : 0.0;
+  const noise = quiet > 0 ? selectInPlaceF64(quietPtr, quiet, <i32>(0.25 * <f64>(quiet - 1))) : 0.0;
+  store<f64>(outSummary + SUMMARY_SPEECH, speech);
+  store<f64>(outSummary + SUMMARY_NOISE, noise);
+  store<i32>(outSummary + SUMMARY_SILENT, silent);
+  store<i32>(outSummary + SUMMARY_LONGEST, longest);
+  store<i32>(outSummary + SUMMARY_DROPOUTS, dropouts);
+  store<i32>(outSummary + SUMMARY_VOICED, voiced);
+  store<i32>(outSummary + SUMMARY_QUIET, quiet);
+  return frames;
+}
+
+/** sorted(values)[k] of `len` f64 at `ptr` without sorting: Hoare's quickselect, reordering them in place. */
+function selectInPlaceF64(ptr: usize, len: i32, k: i32): f64 {
+  let lo = 0;
+  let hi = len - 1;
+  while (lo < hi) {
+    const pivot = load<f64>(ptr + (<usize>((lo + hi) >>> 1) << 3));
+    let i = lo;
+    let j = hi;
+    while (i <= j) {
+      while (load<f64>(ptr + (<usize>i << 3)) < pivot) i++;
+      while (load<f64>(ptr + (<usize>j << 3)) > pivot) j--;
+      if (i <= j) {
+        const at = ptr + (<usize>i << 3);
+        const to = ptr + (<usize>j << 3);
+        const t = load<f64>(at);
+        store<f64>(at, load<f64>(to));
+        store<f64>(to, t);
+        i++;
+        j--;
+      }
+    }
+    if (k <= j) hi = j;
+    else if (k >= i) lo = i;
+    else break;
+  }
+  return load<f64>(ptr + (<usize>k << 3));
+}

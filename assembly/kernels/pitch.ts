@@ -296,3 +296,21 @@ function sequentialCorrelation(d: usize, n: i32, lag: i32, mean: f64): f64 {
   }
   return sum;
 }
+
+/**
+ * The pitched frames of §3.3 (pitch_mean_hz, pitch_variation_hz): copies every value > 0 of the
+ * `frames` f64 pitches at `pitchPtr` to `outPitch`, in frame order; returns how many (or BAD_ARGUMENT).
+ * `outPitch` may equal `pitchPtr`.
+ */
+export function voicedPitchesF64(pitchPtr: usize, frames: i32, outPitch: usize): i32 {
+  if (frames < 0) return BAD_ARGUMENT;
+  let count = 0;
+  for (let k = 0; k < frames; k++) {
+    const p = load<f64>(pitchPtr + (<usize>k << 3));
+    if (p > 0) {
+      store<f64>(outPitch + (<usize>count << 3), p);
+      count++;
+    }
+  }
+  return count;
+}

@@ -1,8 +1,9 @@
 // Typed wrapper of the parity kernels (frames, pitch, fingerprint): the raw material of deepeval's analyze_audio over int16 mono PCM (voice-metrics.md §3).
 //
 // One call copies the PCM into the arena once, runs every kernel over it and returns plain arrays and
-// numbers; the arena is reset at the start of each call. Loop windows are grouped here, on hashes
-// from the kernel confirmed by comparing the samples themselves.
+// numbers; the arena is reset at the start of each call. Every per-frame and per-window loop runs in
+// the kernels (a worker's V8 isolate would otherwise compile each of them again); this file only
+// allocates, calls and reads results.
 import { getKernels, openArena, type Arena, type KernelExports } from "./wasm.js";
 
 /** Exports of assembly/kernels/{frames,pitch,fingerprint}.ts; pointers are byte offsets, lengths sample counts. */
@@ -16,10 +17,17 @@ export interface ParityKernels extends KernelExports {
   pitchFramesI16(ptr: number, len: number, sampleRate: number, scratch: number, outPitch: number): number;
   hashI16(ptr: number, len: number): bigint;
   loopFingerprintsI16(ptr: number, len: number, width: number, outStart: number, outHash: number): number;
+  loopTableBytes(count: number): number;
+  loopEventsI16(ptr: number, width: number, starts: number, hashes: number, count: number, table: number): number;
+  frameSummaryF64(rmsPtr: number, frames: number, scratch: number, outSummary: number): number;
+  voicedPitchesF64(pitchPtr: number, frames: number, outPitch: number): number;
 }
 
 /** Byte offsets in the 24-byte totals block of frameStatsI16. */
 export const FRAME_TOTALS = { bytes: 24, rms: 0, sumSquares: 8, clipped: 16, crossings: 20 } as const;
+
+/** Byte offsets in the 40-byte summary block of frameSummaryF64 (two f64, then five i32). */
+export const FRAME_SUMMARY = { bytes: 40, speech: 0, noise: 8, silent: 16, longest: 20, dropouts: 24, voiced: 28, quiet: 32 } as const;
 
 /** The parity kernels of this thread's instance. */
 export function getParityKernels(): ParityKernels {
@@ -59,8 +67,21 @@ export interface ParityFrames {
   zeroCrossings: number;
   /** RMS of every 20 ms frame. */
   frameRms: Float64Array;
+  /** Number of 20 ms frames with RMS < 300, and the longest run of consecutive ones. */
+  silentFrameCount: number;
+  longestSilentRun: number;
+  /** dropout_events of §3.4. */
+  dropoutEvents: number;
+  /** Frames with RMS ≥ 300 (voiced) and with 0 < RMS < 300 (quiet), §3.5. */
+  voicedFrameCount: number;
+  quietFrameCount: number;
+  /** sorted(voiced RMS)[trunc(0.75·(V − 1))] and sorted(quiet RMS)[trunc(0.25·(Q − 1))]; 0.0 when the list is empty. */
+  speechRms: number;
+  noiseRms: number;
   /** Pitch of every 40 ms frame in Hz; 0 where the frame has none. */
   pitchHz: Float64Array;
+  /** The pitches > 0 of pitchHz, in frame order. */
+  voicedPitchHz: number[];
   /** loop_events of §3.7. */
   loopEvents: number;
   /** RMS of the first and last edge-window samples (the whole clip when shorter). */
@@ -91,17 +112,29 @@ export function measureParityFramesAt(arena: Arena, pcmPtr: number, sampleCount:
   const windows = Math.floor(n / widths.loopWindow);
   const rmsPtr = arena.allocF64(frames);
   const totalsPtr = arena.alloc(FRAME_TOTALS.bytes);
+  const summaryPtr = arena.alloc(FRAME_SUMMARY.bytes);
+  const summaryScratchPtr = arena.allocF64(frames);
   const pitchPtr = arena.allocF64(pitchFrames);
+  const voicedPitchPtr = arena.allocF64(pitchFrames);
   const scratchPtr = arena.alloc(k.pitchScratchBytes());
   const startPtr = arena.allocI32(windows);
   const hashPtr = arena.alloc(windows * 8);
 
   expectStatus(k.frameStatsI16(pcmPtr, n, widths.frame, rmsPtr, totalsPtr), frames, "frameStatsI16");
+  expectStatus(k.frameSummaryF64(rmsPtr, frames, summaryScratchPtr, summaryPtr), frames, "frameSummaryF64");
   expectStatus(k.pitchFramesI16(pcmPtr, n, sampleRate, scratchPtr, pitchPtr), pitchFrames, "pitchFramesI16");
+  const voicedPitches = k.voicedPitchesF64(pitchPtr, pitchFrames, voicedPitchPtr);
+  if (voicedPitches < 0) throw new Error(`voxmetrics: voicedPitchesF64 failed with status ${voicedPitches}`);
   const loud = k.loopFingerprintsI16(pcmPtr, n, widths.loopWindow, startPtr, hashPtr);
   if (loud < 0) throw new Error(`voxmetrics: loopFingerprintsI16 failed with status ${loud}`);
+  const tablePtr = arena.alloc(k.loopTableBytes(loud));
+  const loopEvents = k.loopEventsI16(pcmPtr, widths.loopWindow, startPtr, hashPtr, loud, tablePtr);
+  if (loopEvents < 0) throw new Error(`voxmetrics: loopEventsI16 failed with status ${loopEvents}`);
   const edge = Math.min(n, widths.edge);
+  // Views only after the last allocation: memory.grow detaches earlier ones.
   const totals = arena.i32(totalsPtr, FRAME_TOTALS.bytes >> 2);
+  const summary = arena.i32(summaryPtr, FRAME_SUMMARY.bytes >> 2);
+  const summaryF64 = arena.f64(summaryPtr, 2);
   return {
     sampleCount: n,
     sampleRate,
@@ -109,39 +142,19 @@ export function measureParityFramesAt(arena: Arena, pcmPtr: number, sampleCount:
     clippedCount: totals[FRAME_TOTALS.clipped >> 2],
     zeroCrossings: totals[FRAME_TOTALS.crossings >> 2],
     frameRms: arena.f64(rmsPtr, frames).slice(),
+    silentFrameCount: summary[FRAME_SUMMARY.silent >> 2],
+    longestSilentRun: summary[FRAME_SUMMARY.longest >> 2],
+    dropoutEvents: summary[FRAME_SUMMARY.dropouts >> 2],
+    voicedFrameCount: summary[FRAME_SUMMARY.voiced >> 2],
+    quietFrameCount: summary[FRAME_SUMMARY.quiet >> 2],
+    speechRms: summaryF64[FRAME_SUMMARY.speech >> 3],
+    noiseRms: summaryF64[FRAME_SUMMARY.noise >> 3],
     pitchHz: arena.f64(pitchPtr, pitchFrames).slice(),
-    loopEvents: countLoopEvents(arena.i16(pcmPtr, n), arena.i32(startPtr, loud), arena.i64(hashPtr, loud), widths.loopWindow),
+    voicedPitchHz: Array.from(arena.f64(voicedPitchPtr, voicedPitches)),
+    loopEvents,
     startRms: k.rmsI16(pcmPtr, edge),
     endRms: k.rmsI16(pcmPtr + 2 * (n - edge), edge),
   };
-}
-
-/**
- * loop_events (§3.7 step 4) from fingerprinted windows: windows are grouped by hash, and within a
- * hash by identical samples, so only byte-identical windows ever count together. Returns Σ over
- * groups of more than two windows of (count − 1).
- */
-export function countLoopEvents(pcm: Int16Array, starts: ArrayLike<number>, hashes: ArrayLike<bigint>, width: number): number {
-  const groups = new Map<bigint, { start: number; count: number }[]>();
-  for (let j = 0; j < starts.length; j++) {
-    const start = starts[j];
-    const sameHash = groups.get(hashes[j]);
-    if (!sameHash) {
-      groups.set(hashes[j], [{ start, count: 1 }]);
-      continue;
-    }
-    const same = sameHash.find((g) => equalWindows(pcm, g.start, start, width));
-    if (same) same.count++;
-    else sameHash.push({ start, count: 1 });
-  }
-  let events = 0;
-  for (const sameHash of groups.values()) for (const g of sameHash) if (g.count > 2) events += g.count - 1;
-  return events;
-}
-
-function equalWindows(pcm: Int16Array, a: number, b: number, width: number): boolean {
-  for (let i = 0; i < width; i++) if (pcm[a + i] !== pcm[b + i]) return false;
-  return true;
 }
 
 function checkSampleRate(sampleRate: number): void {

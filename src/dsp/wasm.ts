@@ -50,6 +50,10 @@ export function getKernels(): KernelExports {
       },
     });
     cachedInstance = instance.exports as unknown as KernelExports;
+    // Detach the initial buffer now (grow(0) still replaces it). V8 keeps one per-isolate flag that no
+    // ArrayBuffer was ever detached; the first memory.grow of a big clip clears it and deoptimises all
+    // code compiled with typed-array accesses under that assumption, so a worker compiled those twice.
+    cachedInstance.memory.grow(0);
   }
   return cachedInstance;
 }

@@ -1,12 +1,14 @@
 // Parity kernels (assembly/kernels/{frames,pitch,fingerprint}.ts) against their plain-TS twins on random signals, rates and lengths.
 import { describe, expect, it } from "vitest";
-import { FRAME_TOTALS, countLoopEvents, getParityKernels, measureParityFrames, parityWidths } from "../../src/dsp/parity.js";
+import { FRAME_SUMMARY, FRAME_TOTALS, getParityKernels, measureParityFrames, parityWidths } from "../../src/dsp/parity.js";
 import {
   countClippedReference,
   countZeroCrossingsReference,
   frameRmsReference,
   frameStatsReference,
+  frameSummaryReference,
   hashReference,
+  loopEventsOfWindowsReference,
   loopEventsReference,
   loopFingerprintsReference,
   pitchFramesReference,
@@ -226,8 +228,148 @@ describe("fingerprint kernel vs twin (§3.7)", () => {
     const pcm = Int16Array.from(layout.flatMap((w) => Array.from(w)));
     const starts = layout.map((_, j) => j * width);
     // a ×4 → 3, b ×3 → 2, c ×4 → 3
-    expect(countLoopEvents(pcm, starts, starts.map(() => 0n), width)).toBe(8);
-    expect(countLoopEvents(pcm, starts, starts.map(() => 0n), width)).toBe(loopEventsReference(pcm, 200));
+    expect(kernelLoopEvents(pcm, starts, starts.map(() => 0n), width, 1)).toBe(8);
+    expect(kernelLoopEvents(pcm, starts, starts.map(() => 0n), width, 0)).toBe(loopEventsReference(pcm, 200));
+    // Two different hashes that both land on the table's last slot (32 slots), so their probe chains
+    // interleave and wrap around; windows group only within a hash, and by content within it.
+    const top = (1n << 64n) - 1n;
+    expect(kernelLoopEvents(pcm, starts, starts.map((_, j) => (j % 2 === 0 ? top : top - 32n)), width, 3)).toBe(
+      loopEventsOfWindowsReference(pcm, starts.filter((_, j) => j % 2 === 0), width) + loopEventsOfWindowsReference(pcm, starts.filter((_, j) => j % 2 === 1), width),
+    );
+  });
+
+  it("counts repeated windows like the content-keyed twin (widths around the SIMD step, real hashes)", () => {
+    const random = seededRandom(11);
+    for (const width of [1, 2, 7, 8, 9, 15, 16, 17, 50, 2000]) {
+      for (let trial = 0; trial < 8; trial++) {
+        const pool = Array.from({ length: 1 + Math.floor(random() * 4) }, () => noise(random, width, 3000));
+        // Near-copies differ in one sample only, anywhere in the window (SIMD body or scalar tail).
+        const near = pool.map((w) => Int16Array.from(w, (v, i) => (i === Math.floor(random() * width) ? v ^ 1 : v)));
+        const layout = Array.from({ length: Math.floor(random() * 40) }, () => (random() < 0.8 ? pool : near)[Math.floor(random() * pool.length)]);
+        const pcm = Int16Array.from(layout.flatMap((w) => Array.from(w)));
+        const starts = layout.map((_, j) => j * width);
+        const { arena, ptr } = place(pcm, trial % 3);
+        const hashes = starts.map((start) => BigInt.asUintN(64, k.hashI16(ptr + 2 * start, width)));
+        arena.reset();
+        expect(kernelLoopEvents(pcm, starts, hashes, width, trial % 3), `width=${width} trial=${trial}`).toBe(loopEventsOfWindowsReference(pcm, starts, width));
+      }
+    }
+  });
+
+  it("rejects a bad width or count and sizes the table to a power of two of at least twice the windows", () => {
+    expect(k.loopEventsI16(0, 0, 0, 0, 0, 0)).toBe(-1);
+    expect(k.loopEventsI16(0, 1, 0, 0, -1, 0)).toBe(-1);
+    expect(k.loopTableBytes(0)).toBe(32);
+    expect(k.loopTableBytes(1)).toBe(32);
+    expect(k.loopTableBytes(2)).toBe(64);
+    expect(k.loopTableBytes(3)).toBe(128);
+    expect(k.loopTableBytes(4)).toBe(128);
+    expect(k.loopTableBytes(14400)).toBe(32768 * 16);
+  });
+});
+
+/** loopEventsI16 over `pcm` placed `shift` samples off alignment, with the given window starts and hashes. */
+function kernelLoopEvents(pcm: Int16Array, starts: number[], hashes: bigint[], width: number, shift: number): number {
+  const { arena, ptr } = place(pcm, shift);
+  const startsPtr = arena.allocI32(starts.length);
+  const hashesPtr = arena.alloc(8 * hashes.length);
+  const table = arena.alloc(k.loopTableBytes(starts.length));
+  // Leave garbage in the table: the kernel must clear it.
+  arena.i32(table, k.loopTableBytes(starts.length) >> 2).fill(-7);
+  arena.i32(startsPtr, starts.length).set(starts);
+  arena.i64(hashesPtr, hashes.length).set(hashes.map((h) => BigInt.asIntN(64, h)));
+  return k.loopEventsI16(ptr, width, startsPtr, hashesPtr, starts.length, table);
+}
+
+/** frameSummaryF64 over `frameRms`, in the twin's shape; also checks that the input is left untouched. */
+function kernelFrameSummary(frameRms: ArrayLike<number>): ReturnType<typeof frameSummaryReference> {
+  const arena = new Arena();
+  const frames = frameRms.length;
+  const rmsPtr = arena.allocF64(frames);
+  const scratch = arena.allocF64(frames);
+  const out = arena.alloc(FRAME_SUMMARY.bytes);
+  arena.f64(rmsPtr, frames).set(Array.from(frameRms));
+  expect(k.frameSummaryF64(rmsPtr, frames, scratch, out)).toBe(frames);
+  expect(Array.from(arena.f64(rmsPtr, frames))).toEqual(Array.from(frameRms));
+  const ints = arena.i32(out, FRAME_SUMMARY.bytes >> 2);
+  const floats = arena.f64(out, 2);
+  return {
+    speech: floats[FRAME_SUMMARY.speech >> 3],
+    noise: floats[FRAME_SUMMARY.noise >> 3],
+    silent: ints[FRAME_SUMMARY.silent >> 2],
+    longest: ints[FRAME_SUMMARY.longest >> 2],
+    dropouts: ints[FRAME_SUMMARY.dropouts >> 2],
+    voiced: ints[FRAME_SUMMARY.voiced >> 2],
+    quiet: ints[FRAME_SUMMARY.quiet >> 2],
+  };
+}
+
+describe("frame summary kernel vs twin (§3.3–3.5: silence, longest run, dropouts, SNR order statistics)", () => {
+  it("agrees on random frame RMS lists with exact ties at 300, zeros, repeats and every short length", () => {
+    const random = seededRandom(12);
+    // Values on both sides of the threshold, exactly 300 and 0, and few distinct values so ties abound.
+    const palette = [0, 0, 1e-3, 1, 150, 299.99999999999994, 300, 300, 300.00000000000006, 450, 1000, 32768];
+    const draws: (() => number)[] = [
+      () => palette[Math.floor(random() * palette.length)],
+      () => random() * 600,
+      () => (random() < 0.5 ? 300 : random() < 0.5 ? 0 : Math.floor(random() * 4) * 100),
+      () => (random() < 0.3 ? 0 : Math.sqrt(random() * 1e6)),
+    ];
+    for (let length = 0; length <= 40; length++) {
+      for (const draw of draws) {
+        for (let trial = 0; trial < 4; trial++) {
+          const rms = Array.from({ length }, draw);
+          expect(kernelFrameSummary(rms), `n=${length} ${rms.join(",")}`).toEqual(frameSummaryReference(rms));
+        }
+      }
+    }
+    for (const length of [99, 101, 257, 1001, 4099]) {
+      for (const draw of draws) {
+        const rms = Array.from({ length }, draw);
+        expect(kernelFrameSummary(rms), `n=${length}`).toEqual(frameSummaryReference(rms));
+      }
+    }
+  });
+
+  it("all-silent, all-digital-silence, all-loud and all-exactly-300 lists", () => {
+    for (const length of [0, 1, 2, 3, 10, 11, 12, 13, 500]) {
+      for (const value of [0, 1, 299, 300, 301, 32768]) {
+        const rms = new Array<number>(length).fill(value);
+        expect(kernelFrameSummary(rms), `n=${length} v=${value}`).toEqual(frameSummaryReference(rms));
+      }
+    }
+  });
+
+  it("dropouts: runs of 1…12 silent frames between loud ones, and runs touching either end", () => {
+    for (let run = 1; run <= 12; run++) {
+      for (const lead of [0, 1, 2]) {
+        for (const tail of [0, 1, 2]) {
+          const rms = [...new Array<number>(lead).fill(500), ...new Array<number>(run).fill(100), ...new Array<number>(tail).fill(300)];
+          const summary = kernelFrameSummary(rms);
+          expect(summary, `lead=${lead} run=${run} tail=${tail}`).toEqual(frameSummaryReference(rms));
+          expect(summary.dropouts).toBe(lead > 0 && tail > 0 && run <= 10 ? 1 : 0);
+          expect(summary.longest).toBe(run);
+        }
+      }
+    }
+  });
+
+  it("agrees on the frame RMS of real signals at every rate and boundary length", () => {
+    const random = seededRandom(13);
+    for (const sampleRate of RATES) {
+      const width = parityWidths(sampleRate).frame;
+      for (const n of lengthsFor(sampleRate, random)) {
+        for (const kind of SIGNAL_KINDS) {
+          const rms = frameRmsReference(makeSignal(kind, random, n, sampleRate), width);
+          expect(kernelFrameSummary(rms), `${kind} sr=${sampleRate} n=${n}`).toEqual(frameSummaryReference(rms));
+        }
+      }
+    }
+  });
+
+  it("rejects a negative frame count", () => {
+    expect(k.frameSummaryF64(0, -1, 0, 0)).toBe(-1);
+    expect(k.voicedPitchesF64(0, -1, 0)).toBe(-1);
   });
 });
 
@@ -247,6 +389,15 @@ describe("measureParityFrames vs the twins", () => {
         expect(r.zeroCrossings, label).toBe(countZeroCrossingsReference(x));
         expect(Array.from(r.frameRms), label).toEqual(frameRmsReference(x, w.frame));
         expect(Array.from(r.pitchHz, (p) => (p === 0 ? null : p)), label).toEqual(pitchFramesReference(x, sampleRate));
+        expect(r.voicedPitchHz, label).toEqual(pitchFramesReference(x, sampleRate).filter((p) => p !== null));
+        const summary = frameSummaryReference(frameRmsReference(x, w.frame));
+        expect(r.silentFrameCount, label).toBe(summary.silent);
+        expect(r.longestSilentRun, label).toBe(summary.longest);
+        expect(r.dropoutEvents, label).toBe(summary.dropouts);
+        expect(r.voicedFrameCount, label).toBe(summary.voiced);
+        expect(r.quietFrameCount, label).toBe(summary.quiet);
+        expect(r.speechRms, label).toBe(summary.speech);
+        expect(r.noiseRms, label).toBe(summary.noise);
         expect(r.loopEvents, label).toBe(loopEventsReference(x, sampleRate));
         expect(r.startRms, label).toBe(rmsReference(x.subarray(0, edge)));
         expect(r.endRms, label).toBe(rmsReference(x.subarray(n - edge)));

@@ -187,3 +187,66 @@ export function loopEventsReference(x: Int16Array, sampleRate: number): number {
   for (const count of counts.values()) if (count > 2) events += count - 1;
   return events;
 }
+
+/** Longest dropout run, in frames (§3.4). */
+const MAX_DROPOUT_FRAMES = 10;
+
+/** The frame_rms summaries of §3.3–3.5 that frameSummaryF64 computes; speech/noise are 0.0 for an empty list. */
+export interface FrameSummaryReference {
+  speech: number;
+  noise: number;
+  silent: number;
+  longest: number;
+  dropouts: number;
+  voiced: number;
+  quiet: number;
+}
+
+/**
+ * silent[k] = frame_rms[k] < 300; the longest silent run; dropouts by the reference's scan (§3.4);
+ * voiced = [r ≥ 300], quiet = [0 < r < 300] and their order statistics by a full sort (§3.5).
+ */
+export function frameSummaryReference(frameRms: ArrayLike<number>): FrameSummaryReference {
+  const silent = Array.from(frameRms, (r) => r < SILENCE_RMS);
+  let longest = 0;
+  let run = 0;
+  for (const s of silent) {
+    run = s ? run + 1 : 0;
+    longest = Math.max(longest, run);
+  }
+  let dropouts = 0;
+  let i = 1;
+  while (i < silent.length - 1) {
+    if (!silent[i] || silent[i - 1]) {
+      i++;
+      continue;
+    }
+    let end = i;
+    while (end < silent.length && silent[end]) end++;
+    if (end < silent.length && end - i <= MAX_DROPOUT_FRAMES) dropouts++;
+    i = end;
+  }
+  const voiced = Float64Array.from(Array.from(frameRms).filter((r) => r > 0 && r >= SILENCE_RMS)).sort();
+  const quiet = Float64Array.from(Array.from(frameRms).filter((r) => r > 0 && r < SILENCE_RMS)).sort();
+  return {
+    speech: voiced.length > 0 ? voiced[Math.trunc(0.75 * (voiced.length - 1))] : 0.0,
+    noise: quiet.length > 0 ? quiet[Math.trunc(0.25 * (quiet.length - 1))] : 0.0,
+    silent: silent.filter((s) => s).length,
+    longest,
+    dropouts,
+    voiced: voiced.length,
+    quiet: quiet.length,
+  };
+}
+
+/** loop_events (§3.7 step 4) of the windows of `width` samples starting at `starts`, keyed by their exact content. */
+export function loopEventsOfWindowsReference(x: Int16Array, starts: ArrayLike<number>, width: number): number {
+  const counts = new Map<string, number>();
+  for (let j = 0; j < starts.length; j++) {
+    const key = Array.from(x.subarray(starts[j], starts[j] + width)).join(",");
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  let events = 0;
+  for (const count of counts.values()) if (count > 2) events += count - 1;
+  return events;
+}
