@@ -174,7 +174,13 @@ function runChild(archive: string, workers: number): RunFigures {
     const r = await scoreArchive({ inputs: [${JSON.stringify(archive)}], out: ${JSON.stringify(out)}, pool: { workers: ${workers} }, onDiscovered: () => (t1 = performance.now()) });
     const t2 = performance.now();
     const c = process.cpuUsage(c0);
-    console.log(JSON.stringify({ calls: r.summary.calls, errors: r.summary.errors, seconds: (t2 - t0) / 1000, discoverySeconds: (t1 - t0) / 1000, cpuSeconds: (c.user + c.system) / 1e6, rssKb: process.resourceUsage().maxRSS }));`;
+    // VmHWM is this address space's peak (getrusage's maxRSS would include the forked parent's pages).
+    let rssKb = process.resourceUsage().maxRSS;
+    try {
+      const hwm = /VmHWM:\\s+(\\d+) kB/.exec((await import("node:fs")).readFileSync("/proc/self/status", "utf8"));
+      if (hwm) rssKb = Number(hwm[1]);
+    } catch {}
+    console.log(JSON.stringify({ calls: r.summary.calls, errors: r.summary.errors, seconds: (t2 - t0) / 1000, discoverySeconds: (t1 - t0) / 1000, cpuSeconds: (c.user + c.system) / 1e6, rssKb }));`;
   const text = execFileSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8", maxBuffer: 1 << 24 });
   rmSync(out, { force: true });
   const j = JSON.parse(text.trim().split("\n").pop()!);
