@@ -53,6 +53,16 @@ describe("voxmetrics score", () => {
     expect(Object.keys(lines[0].metrics)).toEqual(["Agent Responsiveness"]);
   }, 60_000);
 
+  it("scores a call named twice (the same input given twice) once", async () => {
+    captureStdout();
+    const input = join(ARCHIVE, "calls", "more.jsonl");
+    const out = join(tmp, "twice", "results.jsonl");
+    const code = await runCli(["score", input, input, "--out", out, "--workers", "2"]);
+    expect(code).toBe(0);
+    const ids = readFileSync(out, "utf8").trim().split("\n").map((l) => JSON.parse(l).id);
+    expect(ids.sort()).toEqual(["more.jsonl#0", "more.jsonl#1", "more.jsonl#2"]);
+  }, 60_000);
+
   it("refuses --resume without --out", async () => {
     await expect(runCli(["score", ARCHIVE, "--resume"])).rejects.toThrow(/--resume needs --out/);
   });
