@@ -80,7 +80,7 @@ export function downmixTruncating(samples: Int16Array, channels: number): Int16A
   return out;
 }
 
-/** One channel of interleaved int16 as int16. */
+/** One channel of interleaved int16 as int16 (in JavaScript; the engine de-interleaves in wasm, RecordingKernels.pcm16, and this is its twin). */
 export function extractChannel(samples: Int16Array, channels: number, channel: number): Int16Array {
   if (channels === 1) return samples;
   const frames = Math.floor(samples.length / channels);
@@ -89,7 +89,10 @@ export function extractChannel(samples: Int16Array, channels: number, channel: n
   return out;
 }
 
-/** Planar float32 in [−1, 1): the exact float source when there is one, else int16 / 32768. */
+/**
+ * Planar float32 in [−1, 1): the exact float source when there is one, else int16 / 32768 (in
+ * JavaScript; the engine converts in wasm, convertToFloatPlanar, and this is its twin).
+ */
 export function toFloatPlanar(audio: { samples: Int16Array; channels: number; floatChannels?: Float32Array[] }): Float32Array[] {
   if (audio.floatChannels) return audio.floatChannels;
   const { samples, channels } = audio;

@@ -1,7 +1,7 @@
 // Scores a whole archive: discovery, the pool, the resumable JSONL, then the atomic summary and the CSV.
 import { resolve } from "node:path";
 import { discoverCalls } from "../ingest/index.js";
-import type { Discovery, IngestOptions } from "../ingest/types.js";
+import type { CallRef, Discovery, IngestOptions } from "../ingest/types.js";
 import { VoxError } from "../model/errors.js";
 import { runCalls, startPool, type PoolOptions, type ScoringPool } from "../pool/pool.js";
 import type { RecordDigest } from "../pool/record.js";
@@ -72,7 +72,12 @@ async function scoreDiscovered(options: ScoreArchiveOptions, ingest: IngestOptio
   const resumed = done.size;
   // Calls already in the output, and repeats of an id (an input named twice), are not scored again.
   const queued = new Set<string>();
-  const todo = discovery.calls.filter((c) => !done.has(c.id) && !queued.has(c.id) && queued.add(c.id) !== undefined);
+  const todo: CallRef[] = [];
+  for (const call of discovery.calls) {
+    if (done.has(call.id) || queued.has(call.id)) continue;
+    queued.add(call.id);
+    todo.push(call);
+  }
   options.onDiscovered?.(discovery, discovery.calls.length - todo.length);
 
   let scored = 0;

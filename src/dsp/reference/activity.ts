@@ -1,4 +1,5 @@
 // Readable float64 twin of the activity kernel: Butterworth band-pass, 20 ms / 10 ms frame levels and speech runs (acoustics.md §2.3).
+import type { SpeechRunOptions } from "../acoustics-kernels.js";
 import { applyBiquad, type Biquad } from "./loudness.js";
 
 /** 2nd-order Butterworth high pass or low pass at `cutoffHz` (bilinear transform, Q = 1/√2). */
@@ -65,16 +66,6 @@ export function selectPercentile(values: ArrayLike<number>, from: number, to: nu
   return low + (r - k) * (high - low);
 }
 
-/** Speech-run decision parameters in frames, as SpeechRunOptions of src/dsp/acoustics-kernels.ts. */
-export interface SpeechRunReferenceOptions {
-  peakPercentile: number;
-  noisePercentile: number;
-  noiseHalfWindowFrames: number;
-  enterAboveNoiseDb: number;
-  enterBelowPeakDb: number;
-  stayBelowEnterDb: number;
-  hangoverFrames: number;
-}
 
 /**
  * Speech runs of frame levels (dBFS), §2.3: T_on(i) = max(noise floor + enterAboveNoiseDb, P − enterBelowPeakDb)
@@ -85,7 +76,7 @@ export interface SpeechRunReferenceOptions {
  * nearest anchor would lie past the last one use the last anchor. Returns
  * [first frame, last frame above T_off] per run.
  */
-export function speechRunsReference(levels: ArrayLike<number>, o: SpeechRunReferenceOptions): Array<[number, number]> {
+export function speechRunsReference(levels: ArrayLike<number>, o: SpeechRunOptions): Array<[number, number]> {
   const n = levels.length;
   if (n === 0) return [];
   const peak = percentileOfSorted(Float64Array.from(levels).sort(), o.peakPercentile);
