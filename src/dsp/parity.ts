@@ -89,6 +89,32 @@ export interface ParityFrames {
   endRms: number;
 }
 
+/** The frameSummaryF64 result block at `ptr`, decoded (views made now: call after the last allocation). */
+export function readFrameSummary(arena: Arena, ptr: number): FrameSummary {
+  const ints = arena.i32(ptr, FRAME_SUMMARY.bytes >> 2);
+  const floats = arena.f64(ptr, 2);
+  return {
+    speech: floats[FRAME_SUMMARY.speech >> 3],
+    noise: floats[FRAME_SUMMARY.noise >> 3],
+    silent: ints[FRAME_SUMMARY.silent >> 2],
+    longest: ints[FRAME_SUMMARY.longest >> 2],
+    dropouts: ints[FRAME_SUMMARY.dropouts >> 2],
+    voiced: ints[FRAME_SUMMARY.voiced >> 2],
+    quiet: ints[FRAME_SUMMARY.quiet >> 2],
+  };
+}
+
+/** What frameSummaryF64 computes over the frame RMS values (the 75th/25th order statistics in speech/noise). */
+export interface FrameSummary {
+  speech: number;
+  noise: number;
+  silent: number;
+  longest: number;
+  dropouts: number;
+  voiced: number;
+  quiet: number;
+}
+
 const MAX_SAMPLE_RATE = 0x7fffffff;
 
 /** Run the parity kernels over `pcm` (int16 mono). */
@@ -133,8 +159,7 @@ export function measureParityFramesAt(arena: Arena, pcmPtr: number, sampleCount:
   const edge = Math.min(n, widths.edge);
   // Views only after the last allocation: memory.grow detaches earlier ones.
   const totals = arena.i32(totalsPtr, FRAME_TOTALS.bytes >> 2);
-  const summary = arena.i32(summaryPtr, FRAME_SUMMARY.bytes >> 2);
-  const summaryF64 = arena.f64(summaryPtr, 2);
+  const summary = readFrameSummary(arena, summaryPtr);
   return {
     sampleCount: n,
     sampleRate,
@@ -142,13 +167,13 @@ export function measureParityFramesAt(arena: Arena, pcmPtr: number, sampleCount:
     clippedCount: totals[FRAME_TOTALS.clipped >> 2],
     zeroCrossings: totals[FRAME_TOTALS.crossings >> 2],
     frameRms: arena.f64(rmsPtr, frames).slice(),
-    silentFrameCount: summary[FRAME_SUMMARY.silent >> 2],
-    longestSilentRun: summary[FRAME_SUMMARY.longest >> 2],
-    dropoutEvents: summary[FRAME_SUMMARY.dropouts >> 2],
-    voicedFrameCount: summary[FRAME_SUMMARY.voiced >> 2],
-    quietFrameCount: summary[FRAME_SUMMARY.quiet >> 2],
-    speechRms: summaryF64[FRAME_SUMMARY.speech >> 3],
-    noiseRms: summaryF64[FRAME_SUMMARY.noise >> 3],
+    silentFrameCount: summary.silent,
+    longestSilentRun: summary.longest,
+    dropoutEvents: summary.dropouts,
+    voicedFrameCount: summary.voiced,
+    quietFrameCount: summary.quiet,
+    speechRms: summary.speech,
+    noiseRms: summary.noise,
     pitchHz: arena.f64(pitchPtr, pitchFrames).slice(),
     voicedPitchHz: Array.from(arena.f64(voicedPitchPtr, voicedPitches)),
     loopEvents,

@@ -1,6 +1,6 @@
 // Parity kernels (assembly/kernels/{frames,pitch,fingerprint}.ts) against their plain-TS twins on random signals, rates and lengths.
 import { describe, expect, it } from "vitest";
-import { FRAME_SUMMARY, FRAME_TOTALS, getParityKernels, measureParityFrames, parityWidths } from "../../src/dsp/parity.js";
+import { FRAME_SUMMARY, FRAME_TOTALS, getParityKernels, measureParityFrames, parityWidths, readFrameSummary } from "../../src/dsp/parity.js";
 import {
   countClippedReference,
   countZeroCrossingsReference,
@@ -291,17 +291,7 @@ function kernelFrameSummary(frameRms: ArrayLike<number>): ReturnType<typeof fram
   arena.f64(rmsPtr, frames).set(Array.from(frameRms));
   expect(k.frameSummaryF64(rmsPtr, frames, scratch, out)).toBe(frames);
   expect(Array.from(arena.f64(rmsPtr, frames))).toEqual(Array.from(frameRms));
-  const ints = arena.i32(out, FRAME_SUMMARY.bytes >> 2);
-  const floats = arena.f64(out, 2);
-  return {
-    speech: floats[FRAME_SUMMARY.speech >> 3],
-    noise: floats[FRAME_SUMMARY.noise >> 3],
-    silent: ints[FRAME_SUMMARY.silent >> 2],
-    longest: ints[FRAME_SUMMARY.longest >> 2],
-    dropouts: ints[FRAME_SUMMARY.dropouts >> 2],
-    voiced: ints[FRAME_SUMMARY.voiced >> 2],
-    quiet: ints[FRAME_SUMMARY.quiet >> 2],
-  };
+  return readFrameSummary(arena, out);
 }
 
 describe("frame summary kernel vs twin (§3.3–3.5: silence, longest run, dropouts, SNR order statistics)", () => {

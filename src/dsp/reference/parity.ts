@@ -1,4 +1,5 @@
 // Readable twin of the parity kernels (frames, pitch, fingerprint): deepeval's analyze_audio primitives written straight from voice-metrics.md §3.2–3.7.
+import type { FrameSummary } from "../parity.js";
 
 /** §3.1 constants. */
 const SILENCE_RMS = 300.0;
@@ -192,15 +193,8 @@ export function loopEventsReference(x: Int16Array, sampleRate: number): number {
 const MAX_DROPOUT_FRAMES = 10;
 
 /** The frame_rms summaries of §3.3–3.5 that frameSummaryF64 computes; speech/noise are 0.0 for an empty list. */
-export interface FrameSummaryReference {
-  speech: number;
-  noise: number;
-  silent: number;
-  longest: number;
-  dropouts: number;
-  voiced: number;
-  quiet: number;
-}
+/** The same record as the kernel's (src/dsp/parity.ts). */
+export type FrameSummaryReference = FrameSummary;
 
 /**
  * silent[k] = frame_rms[k] < 300; the longest silent run; dropouts by the reference's scan (§3.4);
