@@ -50,7 +50,10 @@ function decodeCompat(bytes: Uint8Array, options: DecodeOptions): DecodedAudio {
   if (wav.data.length % 2 !== 0) {
     fail(DECODE_MESSAGES.oddBytes, `truncated data chunk leaves ${wav.data.length} bytes (${DECODE_MESSAGES.oddBytes})`, options);
   }
-  const { samples } = bytesToInt16(wav.data, "pcm16", wav.data.length / 2, wav.channels);
+  // Aligned 16-bit data is viewed in place, as on the direct default-mode path (no copy).
+  const samples = (wav.data.byteOffset & 1) === 0
+    ? new Int16Array(wav.data.buffer, wav.data.byteOffset, wav.data.length / 2)
+    : bytesToInt16(wav.data, "pcm16", wav.data.length / 2, wav.channels).samples;
   const frames = Math.floor(samples.length / wav.channels);
   if (wav.sampleRate === 0 || frames === 0) {
     fail(DECODE_MESSAGES.noSamples, wav.sampleRate === 0 ? "sample rate is 0" : "the data chunk holds no samples", options);

@@ -1,4 +1,5 @@
 // Writes canonical 44-byte-header 16-bit PCM WAV files (fixtures, per-turn clips cut from recordings).
+import { takeCallBytes } from "./call-buffer.js";
 
 /** Encode interleaved int16 samples as a RIFF/WAVE file. */
 export function writeWavPcm16(samples: Int16Array, sampleRate: number, channels = 1): Uint8Array {
@@ -10,11 +11,13 @@ export function writeWavPcm16(samples: Int16Array, sampleRate: number, channels 
 /**
  * A 16-bit PCM WAV file of `count` interleaved samples with its header written and its data region
  * (zeros) as an Int16Array view for the caller to fill: the PCM is written once, into the file.
+ * Inside `withCallBuffer` the file lives in the call buffer, valid until the scope ends.
  */
 export function allocateWavPcm16(count: number, sampleRate: number, channels = 1): { bytes: Uint8Array; samples: Int16Array } {
   const dataBytes = count * 2;
-  const out = new Uint8Array(44 + dataBytes);
-  const v = new DataView(out.buffer);
+  const reused = takeCallBytes(44 + dataBytes);
+  const out = reused ? reused.fill(0) : new Uint8Array(44 + dataBytes);
+  const v = new DataView(out.buffer, out.byteOffset, out.byteLength);
   const ascii = (o: number, s: string) => {
     for (let i = 0; i < s.length; i++) out[o + i] = s.charCodeAt(i);
   };
@@ -31,5 +34,5 @@ export function allocateWavPcm16(count: number, sampleRate: number, channels = 1
   v.setUint16(34, 16, true);
   ascii(36, "data");
   v.setUint32(40, dataBytes, true);
-  return { bytes: out, samples: new Int16Array(out.buffer, 44, count) };
+  return { bytes: out, samples: new Int16Array(out.buffer, out.byteOffset + 44, count) };
 }

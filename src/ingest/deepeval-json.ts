@@ -4,7 +4,7 @@ import { dirname, isAbsolute, resolve } from "node:path";
 import type { ResolvedLocalFile } from "../model/audio.js";
 import { parseTestCaseText, type CompatMode, type ParsedTestCase } from "../model/codec.js";
 import { VoxError } from "../model/errors.js";
-import { isFile } from "./files.js";
+import { isFile, readFileBytes } from "./files.js";
 
 export interface DeepevalJsonOptions {
   compat?: CompatMode;
@@ -35,7 +35,7 @@ export function localAudioResolver(baseDir: string): (url: string) => ResolvedLo
   return (url) => {
     const p = localPathOf(url, baseDir);
     if (!p || !isFile(p)) return null;
-    const b = readFileSync(p);
+    const b = readFileBytes(p);
     return { path: p, bytes: new Uint8Array(b.buffer, b.byteOffset, b.byteLength) };
   };
 }

@@ -1,12 +1,12 @@
 // deepeval voice-simulation output folders (formats.md F2): turn files in order, start times recovered from the combined render.
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { decodeAudio, downmixTruncating, type DecodedAudio } from "../audio/index.js";
 import { locateClipsInMix } from "../dsp/locate.js";
 import { Audio } from "../model/audio.js";
 import { VoxError } from "../model/errors.js";
 import { createTestCase, type Role, type Turn } from "../model/test-case.js";
-import { isFile, mimeForExtension } from "./files.js";
+import { isFile, mimeForExtension, readFileBytes } from "./files.js";
 import { DEFAULT_INGEST_OPTIONS, type IngestOptions, type LoadedCall } from "./types.js";
 
 /** A turn file name: `deepeval-turn-<n>-<role>.<ext>` (F2.1). */
@@ -40,13 +40,13 @@ export function loadSimConversation(dir: string, options: IngestOptions = {}): L
     throw new VoxError("UNSUPPORTED_INPUT", "the folder holds no deepeval-turn-<n>-<role>.<ext> files", { file: dir });
   }
   const warnings: string[] = [];
-  const bytes = files.map((f) => readFileSync(join(dir, f.name)));
+  const bytes = files.map((f) => readFileBytes(join(dir, f.name)));
   const mixPath = join(dir, SIM_CONVERSATION_FILE);
   let starts: Array<number | null> = files.map(() => null);
   const decoded = new Map<number, DecodedAudio>();
   if (options.inferStartTimes ?? DEFAULT_INGEST_OPTIONS.inferStartTimes) {
     if (isFile(mixPath)) {
-      starts = recoverStartTimes(readFileSync(mixPath), bytes, options.compat, decoded, warnings);
+      starts = recoverStartTimes(readFileBytes(mixPath), bytes, options.compat, decoded, warnings);
       const missing = files.filter((_, i) => starts[i] === null).map((f) => f.name);
       if (missing.length > 0) warnings.push(`start_time left null for ${missing.join(", ")}: not placeable exactly in ${SIM_CONVERSATION_FILE}`);
     } else {

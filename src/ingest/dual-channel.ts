@@ -7,7 +7,7 @@ import { Audio } from "../model/audio.js";
 import { VoxError } from "../model/errors.js";
 import { createTestCase, type Role, type Turn } from "../model/test-case.js";
 import { detectChannelSpeech } from "./channel-activity.js";
-import { displayPathOf, isFile } from "./files.js";
+import { displayPathOf, isFile, readFileBytes } from "./files.js";
 import { DEFAULT_INGEST_OPTIONS, type IngestOptions, type LoadedCall } from "./types.js";
 
 /** A speech segment [start, end] in seconds. */
@@ -101,7 +101,7 @@ function transcriptFor(turn: PartyTurn, sidecar: Sidecar | null): string {
 /** Read a dual-channel recording into a test case whose turns are cut from each party's channel. */
 export function loadDualChannel(path: string, options: IngestOptions = {}): LoadedCall {
   const file = displayPathOf(path);
-  const decoded = decodeAudio(readFileSync(path), { compat: options.compat, name: file });
+  const decoded = decodeAudio(readFileBytes(path), { compat: options.compat, name: file });
   const sidecar = readSidecar(path);
   const warnings = [...decoded.warnings];
   if (decoded.channels < 2) {

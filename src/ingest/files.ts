@@ -1,6 +1,7 @@
 // File-system helpers of the ingest layer: path display and containment, byte-range reads, audio header sniffing.
-import { closeSync, openSync, readSync, realpathSync, statSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readFileSync, readSync, realpathSync, statSync } from "node:fs";
 import { isAbsolute, relative, resolve, sep } from "node:path";
+import { takeCallBytes } from "../audio/call-buffer.js";
 import type { ByteRange } from "./types.js";
 
 /** File extensions read as audio. */
@@ -81,6 +82,29 @@ export function readRanges(path: string, ranges: ByteRange[]): string[] {
       }
       return buf.toString("utf8", 0, got);
     });
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * A whole file's bytes, as readFileSync gives them (the size fstat reports, or less if the file
+ * shrank); inside `withCallBuffer` (src/audio/call-buffer.ts), read into the thread's reused call
+ * buffer, 16-byte aligned so that 16-bit samples can be viewed in place.
+ */
+export function readFileBytes(path: string): Uint8Array {
+  const fd = openSync(path, "r");
+  try {
+    const stat = fstatSync(fd);
+    const bytes = stat.isFile() && stat.size > 0 ? takeCallBytes(stat.size) : null;
+    if (!bytes) return readFileSync(fd);
+    let got = 0;
+    while (got < bytes.length) {
+      const n = readSync(fd, bytes, got, bytes.length - got, got);
+      if (n === 0) break;
+      got += n;
+    }
+    return bytes.subarray(0, got);
   } finally {
     closeSync(fd);
   }

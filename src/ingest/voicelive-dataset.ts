@@ -1,10 +1,9 @@
 // Microsoft Voice Live evaluation harness datasets (formats.md F3): legacy and Foundry shapes, path guard, data: URIs.
-import { readFileSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { Audio, audioInit } from "../model/audio.js";
 import { VoxError } from "../model/errors.js";
 import { createTestCase, type Turn } from "../model/test-case.js";
-import { displayPathOf, isFile, isInside, mimeForExtension, realPathOr } from "./files.js";
+import { displayPathOf, isFile, isInside, mimeForExtension, readFileBytes, realPathOr } from "./files.js";
 import type { LoadedCall } from "./types.js";
 
 type Json = Record<string, unknown>;
@@ -172,7 +171,7 @@ export function datasetAudio(o: Json, datasetFile: string, turnNumber: number, l
   const context = { file: displayPathOf(datasetFile), field: `${lineField}: ${legacy.field}` };
   const found = resolveDatasetPath(dirname(datasetFile), legacy.path, context);
   if (!found) throw new VoxError("AUDIO_NOT_FOUND", `Audio file not found: ${resolve(dirname(datasetFile), legacy.path)}`, context);
-  const bytes = readFileSync(found);
+  const bytes = readFileBytes(found);
   return new Audio(audioInit({ url: found }), () => ({ path: found, bytes }));
 }
 

@@ -1,10 +1,9 @@
 // Voice Live evaluation harness outputs (formats.md F4): per-turn records grouped into one test case per conversation.
-import { readFileSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { Audio, audioInit } from "../model/audio.js";
 import { VoxError } from "../model/errors.js";
 import { createTestCase, type Turn } from "../model/test-case.js";
-import { displayPathOf, isFile } from "./files.js";
+import { displayPathOf, isFile, readFileBytes } from "./files.js";
 import type { LoadedCall } from "./types.js";
 import type { LineRecord } from "./voicelive-dataset.js";
 
@@ -92,7 +91,7 @@ function responseAudioPath(outputDir: string, conversationId: string, turnNumber
 }
 
 function audioFromFile(path: string): Audio {
-  const bytes = readFileSync(path);
+  const bytes = readFileBytes(path);
   return new Audio(audioInit({ url: path }), () => ({ path, bytes }));
 }
 

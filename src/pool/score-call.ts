@@ -1,4 +1,5 @@
 // Scores one call reference into a result record; never throws (a call that cannot be read becomes an error record).
+import { withCallBuffer } from "../audio/call-buffer.js";
 import { loadCall } from "../ingest/index.js";
 import type { CallRef, IngestOptions } from "../ingest/types.js";
 import { toVoxError } from "../model/errors.js";
@@ -37,8 +38,15 @@ export function errorRecord(ref: CallRef, err: unknown, elapsedMs = 0): ResultRe
   };
 }
 
-/** Load, score and describe one call. */
+/**
+ * Load, score and describe one call. Its audio files and clips live in the thread's reused call
+ * buffer (withCallBuffer): nothing of them outlives the record made from them.
+ */
 export function scoreCall(task: ScoreTask): ResultRecord {
+  return withCallBuffer(() => scoreCallNow(task));
+}
+
+function scoreCallNow(task: ScoreTask): ResultRecord {
   const t0 = performance.now();
   const { ref } = task;
   try {
