@@ -5,8 +5,8 @@
 // threads of the process. Inside `withCallBuffer`, such bytes are carved one after the other from a
 // buffer that the next call reuses; outside it, every request gets fresh memory as before.
 
-/** Largest buffer kept between calls; requests that do not fit get fresh memory. */
-const MAX_CALL_BUFFER = 64 << 20;
+/** Largest buffer kept between calls (per thread); requests that do not fit get fresh memory. */
+const MAX_CALL_BUFFER = 32 << 20;
 const MIN_CALL_BUFFER = 1 << 20;
 
 let buffer: ArrayBuffer | null = null;

@@ -66,7 +66,7 @@ describe("call buffer", () => {
   });
 
   it("declines a request larger than the buffer cap (the caller takes fresh memory)", () => {
-    withCallBuffer(() => expect(takeCallBytes(65 << 20)).toBeNull());
+    withCallBuffer(() => expect(takeCallBytes((32 << 20) + 1)).toBeNull());
   });
 
   it("ends the scope when the callback throws", () => {
