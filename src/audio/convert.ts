@@ -21,6 +21,12 @@ function floatToI16(x: number): number {
   return v > 32767 ? 32767 : v < -32768 ? -32768 : v;
 }
 
+/** Little-endian 16-bit sample bytes as int16: a view on `data` when it is 2-byte aligned (no copy), else a copy. */
+export function pcm16Samples(data: Uint8Array): Int16Array {
+  const count = data.length >> 1;
+  return (data.byteOffset & 1) === 0 ? new Int16Array(data.buffer, data.byteOffset, count) : new Int16Array(data.slice(0, count * 2).buffer);
+}
+
 /**
  * Convert interleaved little-endian sample bytes to int16. `count` = number of whole samples to read.
  * Returns the float planar channels too when the source is floating point.

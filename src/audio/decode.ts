@@ -2,7 +2,7 @@
 import { createRequire } from "node:module";
 import type * as WavefileModule from "wavefile";
 import type { CompatMode } from "../model/codec.js";
-import { bytesToInt16, NonFiniteSampleError, type SampleEncoding } from "./convert.js";
+import { bytesToInt16, NonFiniteSampleError, pcm16Samples, type SampleEncoding } from "./convert.js";
 import { DECODE_MESSAGES, DecodeError } from "./errors.js";
 import { ffmpegToWav, findFfmpeg } from "./ffmpeg.js";
 import type { DecodedAudio } from "./types.js";
@@ -50,10 +50,7 @@ function decodeCompat(bytes: Uint8Array, options: DecodeOptions): DecodedAudio {
   if (wav.data.length % 2 !== 0) {
     fail(DECODE_MESSAGES.oddBytes, `truncated data chunk leaves ${wav.data.length} bytes (${DECODE_MESSAGES.oddBytes})`, options);
   }
-  // Aligned 16-bit data is viewed in place, as on the direct default-mode path (no copy).
-  const samples = (wav.data.byteOffset & 1) === 0
-    ? new Int16Array(wav.data.buffer, wav.data.byteOffset, wav.data.length / 2)
-    : bytesToInt16(wav.data, "pcm16", wav.data.length / 2, wav.channels).samples;
+  const samples = pcm16Samples(wav.data);
   const frames = Math.floor(samples.length / wav.channels);
   if (wav.sampleRate === 0 || frames === 0) {
     fail(DECODE_MESSAGES.noSamples, wav.sampleRate === 0 ? "sample rate is 0" : "the data chunk holds no samples", options);
@@ -116,10 +113,8 @@ export function decodeCanonicalPcm16(bytes: Uint8Array): DecodedAudio | null {
     at = end;
   }
   if (dataAt < 0 || dataSize === 0 || dataSize % (2 * channels) !== 0) return null;
-  const count = dataSize / 2;
-  const offset = bytes.byteOffset + dataAt;
-  const samples = (offset & 1) === 0 ? new Int16Array(bytes.buffer, offset, count) : new Int16Array(bytes.slice(dataAt, dataAt + dataSize).buffer);
-  return { sampleRate, channels, frames: count / channels, samples, floatChannels: undefined, format: "wav/pcm16", warnings: [] };
+  const samples = pcm16Samples(bytes.subarray(dataAt, dataAt + dataSize));
+  return { sampleRate, channels, frames: samples.length / channels, samples, floatChannels: undefined, format: "wav/pcm16", warnings: [] };
 }
 
 /** Default mode: any PCM/float WAV through wavefile, anything else through ffmpeg. */

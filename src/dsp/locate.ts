@@ -4,6 +4,7 @@
 // runs in WebAssembly, so no worker has to warm a JIT up for them. What stays here is the order in
 // which clips are tried: a handful of kernel calls per clip per peeling round.
 import { openArena, type Arena, type KernelExports } from "./wasm.js";
+import { peelClips } from "./peel.js";
 
 /** Exports of assembly/kernels/locate.ts; pointers are byte offsets, lengths sample counts. */
 export interface LocateKernels extends KernelExports {
@@ -155,34 +156,8 @@ export function locateClipsInMix(mix: Int16Array, clips: Array<Int16Array | null
   if (pending.size === 0) return offsets;
   const session = new ClipLocatorSession(mix, clips.map((c, i) => (pending.has(i) ? c : null)));
   try {
-    const twinsOf = (i: number) => [...pending].filter((j) => session.sameSamples(i, j));
-    const place = (i: number, o: number) => {
-      session.place(i, o);
-      offsets[i] = o;
-      pending.delete(i);
-    };
-    for (;;) {
-      let progress = false;
-      for (const i of [...pending]) {
-        if (!pending.has(i)) continue;
-        const hits = session.fullMatches(i);
-        if (hits.length === 0) continue;
-        const twins = hits.length === 1 ? [i] : twinsOf(i);
-        if (twins.length !== hits.length) continue;
-        twins.forEach((j, k) => place(j, hits[k]));
-        progress = true;
-      }
-      if (progress) continue;
-      for (const i of [...pending]) {
-        const o = session.partialMatch(i);
-        if (o !== null) {
-          place(i, o);
-          progress = true;
-          break;
-        }
-      }
-      if (!progress) return offsets;
-    }
+    peelClips(pending, offsets, session);
+    return offsets;
   } finally {
     session.dispose();
   }

@@ -2,6 +2,8 @@
 //
 // This is the plain-TypeScript algorithm the kernels reproduce sample for sample; the property test
 // (test/dsp/locate.test.ts) checks that both give the same offsets on random and edge-case renders.
+// Both run the same peeling order (../peel.ts); they differ in the matching and subtraction.
+import { peelClips } from "../peel.js";
 
 /** Anchor window length in samples: long enough that a chance match in speech is practically impossible. */
 const ANCHOR_SAMPLES = 24;
@@ -31,7 +33,6 @@ export function locateClipsInMixReference(mix: Int16Array, clips: Array<Int16Arr
   const pending = new Set(clips.flatMap((c, i) => (c && c.length > 0 && c.length <= mix.length ? [i] : [])));
   const index = new ResidualIndexReference(mix, [...pending].map((i) => (clips[i] as Int16Array).length));
   const residual = index.residual;
-  const twinsOf = (i: number) => [...pending].filter((j) => sameSamples(clips[i] as Int16Array, clips[j] as Int16Array));
   // Anchors depend on the clip only; each list is computed once, not once per peeling round.
   const fullAnchor = new Map<number, number[]>();
   const partialAnchors = new Map<number, number[]>();
@@ -40,37 +41,17 @@ export function locateClipsInMixReference(mix: Int16Array, clips: Array<Int16Arr
     if (!a) cache.set(i, (a = anchorPositionsReference(clips[i] as Int16Array, count)));
     return a;
   };
-
-  const place = (i: number, o: number) => {
-    const clip = clips[i] as Int16Array;
-    subtractClipReference(residual, wild, clip, o);
-    index.update(o, clip.length);
-    offsets[i] = o;
-    pending.delete(i);
-  };
-
-  for (;;) {
-    let progress = false;
-    for (const i of [...pending]) {
-      if (!pending.has(i)) continue;
-      const hits = findFullMatchesReference(index, wild, clips[i] as Int16Array, anchorsOf(fullAnchor, i, 1));
-      if (hits.length === 0) continue;
-      const twins = hits.length === 1 ? [i] : twinsOf(i);
-      if (twins.length !== hits.length) continue;
-      twins.forEach((j, k) => place(j, hits[k]));
-      progress = true;
-    }
-    if (progress) continue;
-    for (const i of [...pending]) {
-      const o = findPartialMatchReference(index, wild, clips[i] as Int16Array, anchorsOf(partialAnchors, i, PARTIAL_ANCHORS));
-      if (o !== null) {
-        place(i, o);
-        progress = true;
-        break;
-      }
-    }
-    if (!progress) return offsets;
-  }
+  peelClips(pending, offsets, {
+    fullMatches: (i) => findFullMatchesReference(index, wild, clips[i] as Int16Array, anchorsOf(fullAnchor, i, 1)),
+    partialMatch: (i) => findPartialMatchReference(index, wild, clips[i] as Int16Array, anchorsOf(partialAnchors, i, PARTIAL_ANCHORS)),
+    sameSamples: (i, j) => sameSamples(clips[i] as Int16Array, clips[j] as Int16Array),
+    place: (i, o) => {
+      const clip = clips[i] as Int16Array;
+      subtractClipReference(residual, wild, clip, o);
+      index.update(o, clip.length);
+    },
+  });
+  return offsets;
 }
 
 /** 1 where the render clipped (the sum there is lost), else 0. */

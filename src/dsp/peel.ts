@@ -1,0 +1,51 @@
+// The peeling order of clip location (formats.md F2.4), shared by the kernel wrapper (locate.ts) and its readable twin (reference/locate.ts).
+
+/** The matching operations peeling needs; implementations differ only in where the residual lives. */
+export interface ClipPeeler {
+  /** Every offset (ascending) where all samples of clip `i` match the residual. */
+  fullMatches(i: number): number[];
+  /** The offset where a large, distinctive part of clip `i` matches and no other offset comes close, else null. */
+  partialMatch(i: number): number | null;
+  /** Whether clips `i` and `j` hold the same samples. */
+  sameSamples(i: number, j: number): boolean;
+  /** Subtract clip `i` placed at `offset` from the residual. */
+  place(i: number, offset: number): void;
+}
+
+/**
+ * Place the `pending` clips one by one, writing each offset to `offsets` and removing it from
+ * `pending`: every clip that matches the residual exactly is placed (identical clips matching at
+ * exactly as many offsets as there are of them take those offsets in turn order); when none does,
+ * the first clip with a unique partial match is placed and exact matching starts again. Stops when
+ * no pending clip can be placed.
+ */
+export function peelClips(pending: Set<number>, offsets: Array<number | null>, peeler: ClipPeeler): void {
+  const twinsOf = (i: number) => [...pending].filter((j) => peeler.sameSamples(i, j));
+  const place = (i: number, o: number) => {
+    peeler.place(i, o);
+    offsets[i] = o;
+    pending.delete(i);
+  };
+  for (;;) {
+    let progress = false;
+    for (const i of [...pending]) {
+      if (!pending.has(i)) continue;
+      const hits = peeler.fullMatches(i);
+      if (hits.length === 0) continue;
+      const twins = hits.length === 1 ? [i] : twinsOf(i);
+      if (twins.length !== hits.length) continue;
+      twins.forEach((j, k) => place(j, hits[k]));
+      progress = true;
+    }
+    if (progress) continue;
+    for (const i of [...pending]) {
+      const o = peeler.partialMatch(i);
+      if (o !== null) {
+        place(i, o);
+        progress = true;
+        break;
+      }
+    }
+    if (!progress) return;
+  }
+}
