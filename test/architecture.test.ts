@@ -13,6 +13,7 @@ const RANK: Record<string, number> = {
   dsp: 2,
   analysis: 3,
   timeline: 4,
+  speech: 4,
   metrics: 5,
   "score.ts": 6,
   "analyze-file.ts": 6,
