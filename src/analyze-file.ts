@@ -1,10 +1,12 @@
 // Measures one audio file for `voxmetrics analyze`: deepeval's parity set on the mono mix, the standards set on all channels.
-import { analyzeAcoustics, analyzeLoudness, type AcousticsOptions } from "./analysis/acoustics.js";
-import { analyzeParity } from "./analysis/parity.js";
+import { measureAcoustics, measureLoudness } from "./analysis/acoustics.js";
+import { resolveAcousticsOptions, type AcousticsOptions } from "./analysis/acoustics-options.js";
+import { assembleParityMeasurements } from "./analysis/parity.js";
 import type { ClipMeasurements } from "./analysis/types.js";
-import { DecodeError, decodeAudio, downmixTruncating } from "./audio/index.js";
+import { DecodeError, decodeAudio } from "./audio/index.js";
+import { ClipKernels, type PlanarKernels } from "./dsp/clip-kernels.js";
+import { withArena } from "./dsp/wasm.js";
 import type { CompatMode } from "./model/codec.js";
-import { convertToFloatPlanar } from "./dsp/recording-kernels.js";
 
 export type MeasurementSet = "parity" | "loudness" | "standards" | "all";
 
@@ -53,15 +55,17 @@ export function analyzeFile(bytes: Uint8Array, options: AnalyzeFileOptions): Ana
     channels: decoded.channels,
     duration: decoded.frames / decoded.sampleRate,
   };
-  if (set === "parity" || set === "all") {
-    result.measurements = analyzeParity(downmixTruncating(decoded.samples, decoded.channels), decoded.sampleRate);
-  }
-  if (set === "loudness" || set === "standards" || set === "all") {
-    const planar = convertToFloatPlanar(decoded);
-    const measure = (channels: Float32Array[]) =>
-      set === "loudness" ? analyzeLoudness(channels, decoded.sampleRate, options.acoustics) : analyzeAcoustics(channels, decoded.sampleRate, options.acoustics);
-    result.acoustics = measure(planar);
-    if (planar.length > 1) result.channels_acoustics = planar.map((c) => measure([c]));
-  }
+  const acoustics = set === "parity" ? null : resolveAcousticsOptions(options.acoustics);
+  // One arena session: the file's PCM is copied into WebAssembly memory once (plus its exact floats).
+  withArena((arena) => {
+    const clip = new ClipKernels(arena, decoded);
+    if (set === "parity" || set === "all") result.measurements = assembleParityMeasurements(clip.parityFrames());
+    if (acoustics) {
+      const planar = clip.planar();
+      const measure = (p: PlanarKernels) => (set === "loudness" ? measureLoudness(p, acoustics) : measureAcoustics(p, acoustics));
+      result.acoustics = measure(planar);
+      if (planar.channels > 1) result.channels_acoustics = Array.from({ length: planar.channels }, (_, c) => measure(planar.channel(c)));
+    }
+  });
   return result;
 }

@@ -9,18 +9,9 @@ export * from "./metrics/index.js";
 export { scoreTestCase, type ScoreOptions, type ScoreResult, type TurnRecord } from "./score.js";
 export { analyzeFile, type AnalyzeFileOptions, type AnalyzeFileResult, type MeasurementSet } from "./analyze-file.js";
 export { loadDeepevalJsonFile, parseDeepevalJsonText, localAudioResolver } from "./ingest/deepeval-json.js";
-export {
-  analyzeAcoustics,
-  analyzeLoudness,
-  createLoudnessMeter,
-  measureOverlap,
-  resolveAcousticsOptions,
-  DEFAULT_ACOUSTICS_OPTIONS,
-  type AcousticsBlock,
-  type AcousticsOptions,
-  type LoudnessBlock,
-  type OverlapStats,
-} from "./analysis/acoustics.js";
+export { analyzeAcoustics, analyzeLoudness, createLoudnessMeter, type AcousticsBlock, type LoudnessBlock } from "./analysis/acoustics.js";
+export { resolveAcousticsOptions, DEFAULT_ACOUSTICS_OPTIONS, type AcousticsOptions } from "./analysis/acoustics-options.js";
+export { measureOverlap, type OverlapStats } from "./analysis/overlap.js";
 export * from "./ingest/index.js";
 export * from "./pool/index.js";
 export * from "./report/index.js";

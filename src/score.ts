@@ -1,12 +1,11 @@
 // Scores one test case end to end: clips analysed once, the chosen metrics, per-turn measurements for the result record.
-import { analyzeAcoustics, type AcousticsBlock, type AcousticsOptions } from "./analysis/acoustics.js";
-import { CallAnalysis } from "./analysis/call.js";
-import type { DecodedAudio } from "./audio/types.js";
+import type { AcousticsBlock } from "./analysis/acoustics.js";
+import { resolveAcousticsOptions, type AcousticsOptions } from "./analysis/acoustics-options.js";
+import { CallAnalysis, type LoadedCall } from "./analysis/call.js";
 import type { ClipMeasurements } from "./analysis/types.js";
 import { createMetrics, type MetricResult } from "./metrics/index.js";
 import type { CompatMode } from "./model/codec.js";
 import type { ConversationalTestCase, Role } from "./model/test-case.js";
-import { convertToFloatPlanar } from "./dsp/recording-kernels.js";
 
 export interface ScoreOptions {
   /** Metric names or ids; all seven when empty. */
@@ -19,8 +18,6 @@ export interface ScoreOptions {
   compat?: CompatMode;
   /** Also compute the standards set per clip (the `acoustics` block); options tune it. @defaultValue false */
   acoustics?: boolean | Partial<AcousticsOptions>;
-  /** Clips already decoded from these turns' bytes in the same compat mode (turn index → audio). */
-  predecoded?: ReadonlyMap<number, DecodedAudio>;
 }
 
 /** One turn with audio in the result record (interfaces.md). */
@@ -40,19 +37,14 @@ export interface ScoreResult {
 }
 
 /** Score one test case with every requested metric; each clip is decoded and measured once. */
-export function scoreTestCase(testCase: ConversationalTestCase, options: ScoreOptions = {}): ScoreResult {
+export function scoreTestCase(call: ConversationalTestCase | LoadedCall, options: ScoreOptions = {}): ScoreResult {
+  const testCase = "testCase" in call ? call.testCase : call;
   const metrics = createMetrics(options.metrics ?? [], {
     threshold: options.threshold === undefined ? 0.5 : options.threshold,
     strict_mode: options.strict ?? false,
   });
-  const acousticsOptions = options.acoustics === true ? {} : options.acoustics || undefined;
-  const ctx = new CallAnalysis(testCase, {
-    compat: options.compat,
-    predecoded: options.predecoded,
-    extra: acousticsOptions
-      ? (decoded, turn) => analyzeAcoustics(convertToFloatPlanar(decoded), decoded.sampleRate, acousticsOptions, turn.content)
-      : undefined,
-  });
+  const acoustics = options.acoustics === true ? resolveAcousticsOptions() : options.acoustics ? resolveAcousticsOptions(options.acoustics) : null;
+  const ctx = new CallAnalysis(call, { compat: options.compat, acoustics });
   const results: Record<string, MetricResult> = {};
   for (const metric of metrics) {
     metric.measure(testCase, ctx);
@@ -70,7 +62,7 @@ export function scoreTestCase(testCase: ConversationalTestCase, options: ScoreOp
       duration: clip.timelineDuration,
       measurements,
     };
-    if (clip.extra !== undefined) record.acoustics = clip.extra as AcousticsBlock;
+    if (clip.acoustics !== undefined) record.acoustics = clip.acoustics;
     turns.push(record);
   });
   return { metrics: results, turns };

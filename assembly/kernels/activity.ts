@@ -6,8 +6,8 @@
 // Decisions (percentiles, hysteresis, hangover) run on the host over these 100 values per second.
 
 import { cascadeFilter, sumSquares } from "./iir";
+import { BAD_ARGUMENT } from "../../src/dsp/kernel-status";
 
-const BAD_ARGUMENT: i32 = -1;
 const LEVEL_FLOOR: f64 = 1e-12;
 
 /** Band-pass edges of §2.3: 100–3800 Hz up to 8 kHz, else 80 Hz to min(7000 Hz, 0.45·fs). */

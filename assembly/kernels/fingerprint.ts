@@ -6,9 +6,7 @@
 // create a loop.
 
 import { rmsI16 } from "./frames";
-
-/** Status: an argument is out of range. */
-const BAD_ARGUMENT: i32 = -1;
+import { BAD_ARGUMENT } from "../../src/dsp/kernel-status";
 
 const SILENCE_RMS: f64 = 300.0;
 

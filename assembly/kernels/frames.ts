@@ -2,9 +2,8 @@
 //
 // deepeval sums squares of integers exactly and divides once, so every sum here is an integer
 // accumulation (i64) and every RMS is sqrt of the correctly rounded quotient, like Python's int / int.
+import { BAD_ARGUMENT } from "../../src/dsp/kernel-status";
 
-/** Status: an argument is out of range. */
-const BAD_ARGUMENT: i32 = -1;
 /** |x| ≥ this counts as clipped (§3.1); |−32768| = 32768 counts too. */
 const CLIP_LEVEL: i32 = 32760;
 

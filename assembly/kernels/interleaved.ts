@@ -1,9 +1,9 @@
-// De-interleaving one channel of interleaved int16 PCM (formats.md F5: dual-channel recordings), as int16 or as float32 = s / 32768.
+// Channel layout kernels: one channel of interleaved int16 as int16 or float32 = s / 32768 (formats.md F5), deepeval's truncating int16 downmix (voice-metrics.md §2.3), the mean of planar float channels (acoustics.md §1.2).
 //
-// A recording is copied into the arena once; each party's channel is read from there for the speech
-// detector (float) and for the turn clips (int16), so no per-sample loop runs on the host.
+// A recording or clip is copied into the arena once; each channel is read from there for the speech
+// detector (float), the turn clips (int16) and the measurements, so no per-sample loop runs on the host.
+import { BAD_ARGUMENT } from "../../src/dsp/kernel-status";
 
-const BAD_ARGUMENT: i32 = -1;
 const SCALE: f32 = 1.0 / 32768.0;
 
 /**
@@ -67,4 +67,37 @@ export function deinterleaveI16(input: usize, channels: i32, channel: i32, from:
   }
   for (let i = 0; i < n; i++, p += stride) store<i16>(out + (<usize>i << 1), load<i16>(p));
   return n;
+}
+
+/**
+ * deepeval's downmix of `frames` frames of interleaved int16 `input`: out[k] = trunc(Σ_c s[k·C + c] / C),
+ * summed exactly in i32 (65535 channels of −32768 still fit). Returns `frames`.
+ */
+export function downmixTruncatingI16(input: usize, channels: i32, frames: i32, out: usize): i32 {
+  if (channels < 1 || frames < 0) return BAD_ARGUMENT;
+  let p = input;
+  for (let k = 0; k < frames; k++) {
+    let sum: i32 = 0;
+    for (let c = 0; c < channels; c++, p += 2) sum += <i32>load<i16>(p);
+    store<i16>(out + (<usize>k << 1), <i16>(sum / channels));
+  }
+  return frames;
+}
+
+/**
+ * The per-sample mean of `channels` planar f32 channels (channel c at `planar` + 4·c·frames) into
+ * `out`: the channels added in order in f32, then multiplied by 1/C in f64 and rounded to f32,
+ * exactly as a Float32Array accumulation does it on the host. Returns `frames`.
+ */
+export function mixdownMeanF32(planar: usize, channels: i32, frames: i32, out: usize): i32 {
+  if (channels < 1 || frames < 0) return BAD_ARGUMENT;
+  const scale: f64 = 1.0 / <f64>channels;
+  const stride = <usize>frames << 2;
+  for (let i = 0; i < frames; i++) {
+    let p = planar + (<usize>i << 2);
+    let sum: f32 = 0;
+    for (let c = 0; c < channels; c++, p += stride) sum += load<f32>(p);
+    store<f32>(out + (<usize>i << 2), <f32>(<f64>sum * scale));
+  }
+  return frames;
 }

@@ -6,12 +6,7 @@
 // residual's windows by a polynomial hash, finding where an anchor of a clip occurs, checking a whole
 // clip against the residual at those offsets, and peeling a placed clip off. The index state lives
 // in a caller-owned block (locateStateSize bytes) that points at caller-owned regions.
-
-const OK: i32 = 0;
-/** Status: an argument is out of range. */
-const BAD_ARGUMENT: i32 = -1;
-/** Status: the index outgrew the capacity the host reserved (locateIndexCapacity). */
-const INDEX_FULL: i32 = -2;
+import { OK, BAD_ARGUMENT, INDEX_FULL } from "../../src/dsp/kernel-status";
 
 /** Anchor window length in samples: long enough that a chance match in speech is practically impossible. */
 const ANCHOR_SAMPLES: i32 = 24;

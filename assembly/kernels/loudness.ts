@@ -8,11 +8,7 @@
 // over those emissions, so a two-hour programme needs no PCM history.
 
 import { cascadeFilter, sumSquares } from "./iir";
-
-/** Status: success. */
-const OK: i32 = 0;
-/** Status: an argument is out of range. */
-const BAD_ARGUMENT: i32 = -1;
+import { OK, BAD_ARGUMENT } from "../../src/dsp/kernel-status";
 
 const SUBBLOCKS_PER_SECOND: i64 = 100;
 const MOMENTARY_SUBBLOCKS: i32 = 40;

@@ -14,9 +14,7 @@
 // for any full-scale frame.
 
 import { frameCount, rmsI16 } from "./frames";
-
-/** Status: an argument is out of range. */
-const BAD_ARGUMENT: i32 = -1;
+import { BAD_ARGUMENT } from "../../src/dsp/kernel-status";
 
 const SILENCE_RMS: f64 = 300.0;
 const PITCH_FRAME_MS: i64 = 40;

@@ -1,7 +1,6 @@
 // Signal-quality kernels: one-pass sums for DC offset and WADA-SNR, clipping runs (acoustics.md §4, §5.1, §5.3), and a long-term power spectrum for the bandwidth class.
+import { OK, BAD_ARGUMENT } from "../../src/dsp/kernel-status";
 
-const OK: i32 = 0;
-const BAD_ARGUMENT: i32 = -1;
 /** WADA floors |x| at 1e−10 so digital silence has a finite log (Kim & Stern; Ellis `wada_snr.m`). */
 const ABS_FLOOR: f32 = 1e-10;
 const SQRT2: f32 = 1.4142135623730951;

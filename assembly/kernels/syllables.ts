@@ -3,8 +3,8 @@
 // Frame k covers samples [k·step, k·step + length): a Kaiser window (β = 20, Gaussian-like, as Praat)
 // weights the squared deviation from the window's weighted mean ("subtract mean"), so the value is
 // a weighted variance, written in dB (10·log10(v + 1e−20)). The caller provides the window.
+import { BAD_ARGUMENT } from "../../src/dsp/kernel-status";
 
-const BAD_ARGUMENT: i32 = -1;
 const INTENSITY_FLOOR: f64 = 1e-20;
 
 /** Modified Bessel function I0 by its power series (converges quickly for β ≤ 30). */

@@ -4,9 +4,7 @@
 // (a lane per phase). Oversampling is ×4 below 96 kHz, ×2 (phases 0 and 2) from 96 kHz and none from
 // 192 kHz. The state keeps, per channel, the last 11 input samples so chunks join seamlessly; the
 // zero-padded tail (the input extended by 11 zeros) is evaluated by the getter without consuming it.
-
-const OK: i32 = 0;
-const BAD_ARGUMENT: i32 = -1;
+import { OK, BAD_ARGUMENT } from "../../src/dsp/kernel-status";
 
 const TAPS: i32 = 12;
 const HISTORY: i32 = TAPS - 1;

@@ -6,8 +6,7 @@
 // samples (with parabolic interpolation) and the aperiodicity d′(τ*).
 
 import { cascadeFilter } from "./iir";
-
-const BAD_ARGUMENT: i32 = -1;
+import { BAD_ARGUMENT } from "../../src/dsp/kernel-status";
 
 /** Samples filtered per block; the split-block warm-up (0.05 s) is small against it. */
 const BLOCK: i32 = 1 << 17;

@@ -4,45 +4,31 @@
 // band-passed; twin in src/dsp/reference/activity.ts); this module turns its runs into segments.
 // Engine choice: the hangover keeps the speech state through short dips, but a segment ends where
 // the level last exceeded T_off, not 200 ms later, so pause durations measure the actual silence.
-import type { ChannelKernels, SpeechRunOptions } from "../dsp/acoustics-kernels.js";
+import type { ChannelKernels, SpeechRunOptions } from "../dsp/channel-kernels.js";
+import type { AcousticsOptions } from "./acoustics-options.js";
+import { percentile } from "./percentile.js";
 
 /** Frame hop and window of the activity kernel (s). */
 export const ACTIVITY_HOP_S = 0.01;
 export const ACTIVITY_WINDOW_S = 0.02;
 
-export interface ActivityParameters {
-  peakPercentile: number;
-  noisePercentile: number;
-  noiseWindowS: number;
-  enterAboveNoiseDb: number;
-  enterBelowPeakDb: number;
-  stayBelowEnterDb: number;
-  hangoverS: number;
-  minGapS: number;
-  minSpeechS: number;
-}
+/** The speech-activity options (in seconds and dB); the kernel takes them as SpeechRunOptions (in frames). */
+export type VadOptions = Pick<AcousticsOptions,
+  "vadPeakPercentile" | "vadNoisePercentile" | "vadNoiseWindowS" | "vadEnterAboveNoiseDb" | "vadEnterBelowPeakDb" |
+  "vadStayBelowEnterDb" | "vadHangoverS" | "vadMinGapS" | "vadMinSpeechS">;
 
 export type Segment = [number, number];
 
-/** Percentile by linear interpolation over ascending `sorted` (acoustics.md §7.2); null when empty. */
-export function percentileSorted(sorted: ArrayLike<number>, p: number): number | null {
-  const n = sorted.length;
-  if (n === 0) return null;
-  const r = ((n - 1) * p) / 100;
-  const lo = Math.floor(r), hi = Math.ceil(r);
-  return sorted[lo] + (r - lo) * (sorted[hi] - sorted[lo]);
-}
-
 /** The speech-run decision parameters of the activity kernel (frames at a 10 ms hop). */
-export function speechRunOptions(params: ActivityParameters): SpeechRunOptions {
+export function speechRunOptions(o: VadOptions): SpeechRunOptions {
   return {
-    peakPercentile: params.peakPercentile,
-    noisePercentile: params.noisePercentile,
-    noiseHalfWindowFrames: Math.round(params.noiseWindowS / ACTIVITY_HOP_S / 2),
-    enterAboveNoiseDb: params.enterAboveNoiseDb,
-    enterBelowPeakDb: params.enterBelowPeakDb,
-    stayBelowEnterDb: params.stayBelowEnterDb,
-    hangoverFrames: Math.round(params.hangoverS / ACTIVITY_HOP_S),
+    peakPercentile: o.vadPeakPercentile,
+    noisePercentile: o.vadNoisePercentile,
+    noiseHalfWindowFrames: Math.round(o.vadNoiseWindowS / ACTIVITY_HOP_S / 2),
+    enterAboveNoiseDb: o.vadEnterAboveNoiseDb,
+    enterBelowPeakDb: o.vadEnterBelowPeakDb,
+    stayBelowEnterDb: o.vadStayBelowEnterDb,
+    hangoverFrames: Math.round(o.vadHangoverS / ACTIVITY_HOP_S),
   };
 }
 
@@ -50,15 +36,15 @@ export function speechRunOptions(params: ActivityParameters): SpeechRunOptions {
  * Speech segments [start_s, end_s] from the kernel's runs (first frame, last frame above T_off):
  * a run ends where the level last exceeded T_off, plus one window; then merged and filtered, §2.3.
  */
-export function segmentsFromRuns(runs: Int32Array, params: ActivityParameters): Segment[] {
+export function segmentsFromRuns(runs: Int32Array, o: VadOptions): Segment[] {
   const raw: Segment[] = [];
   for (let r = 0; r + 1 < runs.length; r += 2) raw.push([runs[r] * ACTIVITY_HOP_S, runs[r + 1] * ACTIVITY_HOP_S + ACTIVITY_WINDOW_S]);
-  return dropShortSegments(mergeSegments(raw, params.minGapS), params.minSpeechS);
+  return dropShortSegments(mergeSegments(raw, o.vadMinGapS), o.vadMinSpeechS);
 }
 
 /** Speech segments [start_s, end_s] of a channel in the kernels, §2.3. */
-export function detectSpeechSegments(kernels: ChannelKernels, params: ActivityParameters): Segment[] {
-  return segmentsFromRuns(kernels.speechRuns(speechRunOptions(params)), params);
+export function detectSpeechSegments(kernels: ChannelKernels, o: VadOptions): Segment[] {
+  return segmentsFromRuns(kernels.speechRuns(speechRunOptions(o)), o);
 }
 
 /** Merge segments separated by gaps shorter than `minGapS` (returns new segments). */
@@ -101,8 +87,8 @@ export function computePauseStats(segments: Segment[], durationS: number, minPau
     count: pauses.length,
     total_s: total,
     mean_s: pauses.length ? total / pauses.length : null,
-    p50_s: percentileSorted(pauses, 50),
-    p95_s: percentileSorted(pauses, 95),
+    p50_s: percentile(pauses, 50),
+    p95_s: percentile(pauses, 95),
     longest_s: pauses.length ? pauses[pauses.length - 1] : null,
     per_minute: durationS > 0 ? pauses.length / (durationS / 60) : null,
   };

@@ -2,9 +2,10 @@
 //
 // WADA-SNR runs on the whole clip: a clip is speech plus its pauses, which is what the statistic
 // needs. Clean synthetic speech with digitally silent pauses saturates at the table's +100 dB.
-import type { ChannelKernels, SignalStats } from "../dsp/acoustics-kernels.js";
+import type { ChannelKernels, SignalStats } from "../dsp/channel-kernels.js";
 import { WADA_SNR_MIN_DB, WADA_TABLE } from "../dsp/wada-table.js";
-import { percentileSorted, type Segment } from "./acoustics-activity.js";
+import type { Segment } from "./acoustics-activity.js";
+import { percentile } from "./percentile.js";
 
 /** Bandwidth classes of §5.3 (upper edge ≤ 4, 8, 16 kHz, else fullband). */
 export type BandwidthClass = "narrowband" | "wideband" | "super-wideband" | "fullband";
@@ -70,7 +71,7 @@ export function measureBandEdgeHz(ch: ChannelKernels, speech: Segment[], floorDb
     if (f >= REFERENCE_BAND_HZ[0] && f <= REFERENCE_BAND_HZ[1]) reference.push(smoothedDb[k]);
   }
   if (!reference.length) return null;
-  const floor = percentileSorted(reference.sort((a, b) => a - b), 50)! - floorDb;
+  const floor = percentile(reference.sort((a, b) => a - b), 50)! - floorDb;
   for (let k = power.length - 1; k >= 0; k--) if (smoothedDb[k] >= floor) return k * binHz;
   return 0;
 }

@@ -2,8 +2,11 @@
 //
 // Intensity peaks that stand ≥ minDipDb above the dips on both sides (v3 dip-peak-dip), above the
 // 99th-percentile-minus-25 dB threshold, voiced by YIN and inside a sounding interval are nuclei.
-import type { ChannelKernels } from "../dsp/acoustics-kernels.js";
-import { mergeSegments, insideSegments, percentileSorted, totalDuration, type Segment } from "./acoustics-activity.js";
+import type { ChannelKernels } from "../dsp/channel-kernels.js";
+import { mergeSegments, insideSegments, totalDuration, type Segment } from "./acoustics-activity.js";
+import type { AcousticsOptions } from "./acoustics-options.js";
+import { pitchCutoffHz, pitchDecimation } from "./acoustics-pitch.js";
+import { percentile } from "./percentile.js";
 
 /** Praat's intensity window is 3.2 / pitch floor and its time step 0.8 / pitch floor. */
 const WINDOW_PERIODS = 3.2;
@@ -12,16 +15,6 @@ const STEP_PERIODS = 0.8;
 const KAISER_BETA = 20;
 /** Voicing frame length centred on a peak (s). */
 const VOICING_WINDOW_S = 0.04;
-
-export interface SyllableParameters {
-  intensityPitchFloorHz: number;
-  thresholdBelowPeakDb: number;
-  minDipDb: number;
-  voicingThreshold: number;
-  voicingFloorHz: number;
-  voicingCeilingHz: number;
-  minPauseS: number;
-}
 
 /** Peaks that rise ≥ `minDipDb` above the preceding dip and fall ≥ `minDipDb` before the next one. */
 export function findDipPeakDip(values: ArrayLike<number>, minDipDb: number): number[] {
@@ -57,48 +50,30 @@ export interface SyllableResult {
   phonationTimeS: number;
 }
 
-/** Count syllable nuclei of one channel; `speech` are the VAD segments of the same channel. */
-export function countSyllableNuclei(ch: ChannelKernels, speech: Segment[], p: SyllableParameters): SyllableResult {
-  const sounding = mergeSegments(speech, p.minPauseS);
+/** Count syllable nuclei of one channel from the syllable options; `speech` are the VAD segments of the same channel. */
+export function countSyllableNuclei(ch: ChannelKernels, speech: Segment[], o: AcousticsOptions): SyllableResult {
+  const sounding = mergeSegments(speech, o.syllableMinPauseS);
   const phonationTimeS = totalDuration(sounding);
   const fs = ch.sampleRate;
-  const windowLength = Math.round((WINDOW_PERIODS / p.intensityPitchFloorHz) * fs);
-  const step = Math.round((STEP_PERIODS / p.intensityPitchFloorHz) * fs);
+  const windowLength = Math.round((WINDOW_PERIODS / o.syllableIntensityFloorHz) * fs);
+  const step = Math.round((STEP_PERIODS / o.syllableIntensityFloorHz) * fs);
   const intensity = ch.intensity(windowLength, step, KAISER_BETA);
   if (intensity.length < 3 || sounding.length === 0) return { nuclei: 0, times: [], phonationTimeS };
   const sorted = intensity.slice().sort();
-  const threshold = Math.max(percentileSorted(sorted, 99)! - p.thresholdBelowPeakDb, sorted[0]);
+  const threshold = Math.max(percentile(sorted, 99)! - o.syllableThresholdBelowPeakDb, sorted[0]);
   const frameTime = (f: number) => (f * step + windowLength / 2) / fs;
-  const candidates = findDipPeakDip(intensity, p.minDipDb)
+  const candidates = findDipPeakDip(intensity, o.syllableMinDipDb)
     .filter((i) => intensity[i] > threshold)
     .map((i) => frameTime(refinePeak(intensity, i)))
     .filter((t) => insideSegments(sounding, t));
   if (!candidates.length) return { nuclei: 0, times: [], phonationTimeS };
   // Voicing: YIN over a 40 ms frame centred on each peak, floor/ceiling as Praat's To Pitch (ac).
-  const rate = ch.decimateForPitch(pitchCutoffHz(p.voicingCeilingHz), pitchDecimation(fs));
+  const rate = ch.decimateForPitch(pitchCutoffHz(o.syllableVoicingCeilingHz), pitchDecimation(fs));
   const window = Math.round(VOICING_WINDOW_S * rate);
-  const tauMin = Math.max(2, Math.floor(rate / p.voicingCeilingHz));
-  const tauMax = Math.ceil(rate / p.voicingFloorHz);
+  const tauMin = Math.max(2, Math.floor(rate / o.syllableVoicingCeilingHz));
+  const tauMax = Math.ceil(rate / o.syllableVoicingFloorHz);
   const starts = Int32Array.from(candidates, (t) => Math.round(t * rate - (window + tauMax) / 2));
-  const { aperiodicity } = ch.yin(starts, window, tauMin, tauMax, p.voicingThreshold);
-  const times = candidates.filter((_, i) => aperiodicity[i] <= p.voicingThreshold);
+  const { aperiodicity } = ch.yin(starts, window, tauMin, tauMax, o.syllableVoicingThreshold);
+  const times = candidates.filter((_, i) => aperiodicity[i] <= o.syllableVoicingThreshold);
   return { nuclei: times.length, times, phonationTimeS };
-}
-
-/** YIN runs at ≈ 4 kHz: F0 stays below 450 Hz, and the difference function costs ∝ rate². */
-export function pitchDecimation(sampleRate: number): number {
-  return Math.max(1, Math.floor(sampleRate / 4000));
-}
-
-/** Low-pass before decimation: well above the F0 ceiling, below the decimated Nyquist. */
-export function pitchCutoffHz(ceilingHz: number): number {
-  return Math.max(1000, 2 * ceilingHz);
-}
-
-/** Python's whitespace set (voice-metrics.md §7.3) for word counts. */
-const PYTHON_WHITESPACE = /[\t\n\v\f\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+/;
-
-/** Words of a transcript as Python's `str.split()` counts them (voice-metrics.md §3.8). */
-export function countWords(transcript: string): number {
-  return transcript.split(PYTHON_WHITESPACE).filter((w) => w.length > 0).length;
 }

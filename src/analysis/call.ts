@@ -1,24 +1,43 @@
 // Per-call analysis context: decodes and measures each clip at most once, however many metrics read it.
-import { compatWavDuration, DECODE_MESSAGES, DecodeError, decodeAudio, downmixTruncating, type DecodedAudio } from "../audio/index.js";
+import { compatWavDuration, DECODE_MESSAGES, DecodeError, decodeAudio, type DecodedAudio } from "../audio/index.js";
+import { ClipKernels } from "../dsp/clip-kernels.js";
+import { withArena } from "../dsp/wasm.js";
 import { decodeBase64Lenient, decodeBase64Python } from "../model/base64.js";
 import type { CompatMode } from "../model/codec.js";
 import type { ConversationalTestCase, Turn } from "../model/test-case.js";
-import { analyzeParity } from "./parity.js";
+import { measureAcoustics, type AcousticsBlock } from "./acoustics.js";
+import type { AcousticsOptions } from "./acoustics-options.js";
+import { assembleParityMeasurements } from "./parity.js";
 import type { ClipMeasurements } from "./types.js";
 
 export interface CallAnalysisOptions {
-  /** `deepeval`: audio accepted exactly as deepeval accepts it; `voxmetrics` (default): anything decodable. */
+  /**
+   * `deepeval`: audio accepted exactly as deepeval accepts it; `voxmetrics`: anything decodable.
+   * @defaultValue "voxmetrics"
+   */
   compat?: CompatMode;
   /**
-   * Extra work per decoded clip (e.g. the standards set); its result is kept beside the measurements.
-   * Called once per clip with the decoded audio.
+   * Resolved standards-set options (resolveAcousticsOptions) to measure the `acoustics` block of
+   * every clip too; null measures the parity set only.
+   * @defaultValue null
    */
-  extra?: (decoded: DecodedAudio, turn: Turn, index: number) => unknown;
-  /**
-   * Clips the caller already decoded from these turns' bytes in the same compat mode (turn index →
-   * audio), e.g. by ingest; they are used instead of decoding the bytes a second time.
-   */
-  predecoded?: ReadonlyMap<number, DecodedAudio>;
+  acoustics?: AcousticsOptions | null;
+}
+
+/** Clips decoded from some turns' bytes while a call was read (turn index → audio), and the mode they were decoded in. */
+export interface DecodedClips {
+  compat: CompatMode;
+  byTurn: ReadonlyMap<number, DecodedAudio>;
+}
+
+/**
+ * A test case as ingest reads it: with the clips it already cut or decoded (analysis in the same
+ * mode reuses them instead of decoding the bytes a second time) and what it noticed on the way.
+ */
+export interface LoadedCall {
+  testCase: ConversationalTestCase;
+  warnings: string[];
+  decoded?: DecodedClips;
 }
 
 /** Everything known about one turn's clip after analysis; every field is always set (one shape for the metrics that read it). */
@@ -26,27 +45,30 @@ export interface ClipAnalysis {
   /** deepeval's measurement record, or `{error}` with one of its three decode-failure strings. */
   measurements: ClipMeasurements;
   /** Why decoding failed, precisely (default mode adds this; deepeval only has the short string). */
-  errorDetail?: string;
+  errorDetail: string | undefined;
   /** Clip length for the timeline: decoded length (deepeval's WAV rule under compat), else `audio.duration`. */
   timelineDuration: number | null;
-  /** The result of `options.extra`, when it ran. */
-  extra?: unknown;
-  decoded?: { sampleRate: number; channels: number; frames: number; format: string; warnings: string[] };
+  /** The standards set, when the options asked for it and the clip decoded. */
+  acoustics: AcousticsBlock | undefined;
 }
+
+const NO_CLIPS: ReadonlyMap<number, DecodedAudio> = new Map();
 
 /** Lazily analysed clips of one test case. */
 export class CallAnalysis {
   readonly testCase: ConversationalTestCase;
   readonly compat: CompatMode;
-  private readonly extra?: CallAnalysisOptions["extra"];
-  private readonly predecoded?: CallAnalysisOptions["predecoded"];
+  private readonly acoustics: AcousticsOptions | null;
+  private readonly decodedClips: ReadonlyMap<number, DecodedAudio>;
   private readonly clips = new Map<number, ClipAnalysis>();
 
-  constructor(testCase: ConversationalTestCase, options: CallAnalysisOptions = {}) {
-    this.testCase = testCase;
+  /** A test case, or a loaded call whose decoded clips are reused when they were decoded in the same mode. */
+  constructor(call: ConversationalTestCase | LoadedCall, options: CallAnalysisOptions = {}) {
+    const loaded = "testCase" in call ? call : null;
+    this.testCase = loaded ? loaded.testCase : (call as ConversationalTestCase);
     this.compat = options.compat ?? "voxmetrics";
-    this.extra = options.extra;
-    this.predecoded = options.predecoded;
+    this.acoustics = options.acoustics ?? null;
+    this.decodedClips = loaded?.decoded?.compat === this.compat ? loaded.decoded.byTurn : NO_CLIPS;
   }
 
   /** The analysis of turn `index`'s clip, or undefined when the turn has no audio. */
@@ -61,16 +83,6 @@ export class CallAnalysis {
     return c;
   }
 
-  /** Analyse every clip now (for reports that list all turns). */
-  analyzeAll(): ClipAnalysis[] {
-    const out: ClipAnalysis[] = [];
-    this.testCase.turns.forEach((_, i) => {
-      const c = this.clip(i);
-      if (c) out.push(c);
-    });
-    return out;
-  }
-
   private analyze(turn: Turn, index: number): ClipAnalysis {
     const audio = turn.audio!;
     const metadataDuration = audio.duration ?? null;
@@ -82,38 +94,36 @@ export class CallAnalysis {
         measurements: { error: DECODE_MESSAGES.notDecodable },
         errorDetail: `turns[${index}].audio: ${(e as Error).message}`,
         timelineDuration: metadataDuration,
-        extra: undefined,
-        decoded: undefined,
+        acoustics: undefined,
       };
     }
     const name = audio.path ?? `turns[${index}].audio`;
     let decoded: DecodedAudio;
     try {
-      decoded = this.predecoded?.get(index) ?? decodeAudio(bytes, { compat: this.compat, name });
+      decoded = this.decodedClips.get(index) ?? decodeAudio(bytes, { compat: this.compat, name });
     } catch (e) {
       if (!(e instanceof DecodeError)) throw e;
       return {
         measurements: { error: e.metricMessage },
         errorDetail: e.message,
         timelineDuration: this.compat === "deepeval" ? compatWavDuration(bytes) ?? metadataDuration : metadataDuration,
-        extra: undefined,
-        decoded: undefined,
+        acoustics: undefined,
       };
     }
-    const mono = downmixTruncating(decoded.samples, decoded.channels);
-    const measurements = analyzeParity(mono, decoded.sampleRate);
+    // One arena session per clip: its PCM is copied into WebAssembly memory once (plus its exact
+    // floats, when it has them) and every kernel of both measurement sets reads it there.
+    const { measurements, acoustics } = withArena((arena) => {
+      const clip = new ClipKernels(arena, decoded);
+      return {
+        measurements: assembleParityMeasurements(clip.parityFrames()),
+        acoustics: this.acoustics ? measureAcoustics(clip.planar(), this.acoustics, turn.content) : undefined,
+      };
+    });
     return {
       measurements,
       errorDetail: undefined,
       timelineDuration: this.compat === "deepeval" ? compatWavDuration(bytes) ?? metadataDuration : decoded.frames / decoded.sampleRate,
-      extra: this.extra ? this.extra(decoded, turn, index) : undefined,
-      decoded: {
-        sampleRate: decoded.sampleRate,
-        channels: decoded.channels,
-        frames: decoded.frames,
-        format: decoded.format,
-        warnings: decoded.warnings,
-      },
+      acoustics,
     };
   }
 }

@@ -1,4 +1,4 @@
-// PCM conversions: any WAV sample encoding to int16 (formats.md §F0.3), deepeval's truncating downmix (§2.3), float planar views.
+// PCM conversions: any WAV sample encoding to int16 (formats.md §F0.3) and deepeval's truncating downmix (§2.3).
 
 /** Little-endian sample encodings a WAV data chunk can hold. */
 export type SampleEncoding = "pcm8" | "pcm16" | "pcm24" | "pcm32" | "float32" | "float64";
@@ -73,7 +73,11 @@ export function bytesToInt16(
   }
 }
 
-/** deepeval's downmix: mono[k] = trunc(Σ_c s[k·C + c] / C); frames = floor(samples / C). */
+/**
+ * deepeval's downmix: mono[k] = trunc(Σ_c s[k·C + c] / C); frames = floor(samples / C). Analysis
+ * makes it in WebAssembly (downmixTruncatingI16); this is the kernel's twin and what ingest uses
+ * for the clips it locates.
+ */
 export function downmixTruncating(samples: Int16Array, channels: number): Int16Array {
   if (channels <= 1) return samples;
   const frames = Math.floor(samples.length / channels);
@@ -84,32 +88,4 @@ export function downmixTruncating(samples: Int16Array, channels: number): Int16A
     out[k] = Math.trunc(sum / channels);
   }
   return out;
-}
-
-/** One channel of interleaved int16 as int16 (in JavaScript; the engine de-interleaves in wasm, RecordingKernels.pcm16, and this is its twin). */
-export function extractChannel(samples: Int16Array, channels: number, channel: number): Int16Array {
-  if (channels === 1) return samples;
-  const frames = Math.floor(samples.length / channels);
-  const out = new Int16Array(frames);
-  for (let k = 0, o = channel; k < frames; k++, o += channels) out[k] = samples[o];
-  return out;
-}
-
-/**
- * Planar float32 in [−1, 1): the exact float source when there is one, else int16 / 32768 (in
- * JavaScript; the engine converts in wasm, convertToFloatPlanar, and this is its twin).
- */
-export function toFloatPlanar(audio: { samples: Int16Array; channels: number; floatChannels?: Float32Array[] }): Float32Array[] {
-  if (audio.floatChannels) return audio.floatChannels;
-  const { samples, channels } = audio;
-  const frames = Math.floor(samples.length / channels);
-  const planar = Array.from({ length: channels }, () => new Float32Array(frames));
-  const scale = 1 / 32768;
-  if (channels === 1) {
-    const p = planar[0];
-    for (let i = 0; i < frames; i++) p[i] = samples[i] * scale;
-    return planar;
-  }
-  for (let k = 0, o = 0; k < frames; k++) for (let c = 0; c < channels; c++) planar[c][k] = samples[o++] * scale;
-  return planar;
 }

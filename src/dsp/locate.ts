@@ -3,24 +3,9 @@
 // The render and each clip are copied into the arena once; every per-sample and per-window loop
 // runs in WebAssembly, so no worker has to warm a JIT up for them. What stays here is the order in
 // which clips are tried: a handful of kernel calls per clip per peeling round.
-import { openArena, type Arena, type KernelExports } from "./wasm.js";
+import { checkStatus, KernelError } from "./kernel-error.js";
 import { peelClips } from "./peel.js";
-
-/** Exports of assembly/kernels/locate.ts; pointers are byte offsets, lengths sample counts. */
-export interface LocateKernels extends KernelExports {
-  locateStateSize(): number;
-  locateBucketCount(n: number): number;
-  locateIndexCapacity(n: number, clipSamples: number, clipCount: number): number;
-  locateInit(state: number, mix: number, n: number, residual: number, wild: number, head: number, buckets: number, entries: number, capacity: number): number;
-  locateIndexedKeys(state: number): number;
-  locateAnchors(clip: number, len: number, count: number, out: number): number;
-  locateCandidates(state: number, clip: number, len: number, p: number, out: number): number;
-  locateFullMatches(state: number, clip: number, len: number, p: number, out: number): number;
-  locatePartialScratchSize(anchorCount: number): number;
-  locatePartialMatch(state: number, clip: number, len: number, anchors: number, anchorCount: number, scratch: number, out: number): number;
-  locatePlace(state: number, clip: number, len: number, offset: number): number;
-  locateSameSamples(a: number, b: number, len: number): number;
-}
+import { withArena, type Arena, type KernelExports } from "./wasm.js";
 
 /** Anchors tried per clip when only part of it can match (the rest overlaps another clip). */
 const PARTIAL_ANCHORS = 16;
@@ -31,15 +16,9 @@ const ENTRY_BYTES = 12;
 /** Addressable bytes of a 32-bit WebAssembly memory. */
 const MAX_MEMORY_BYTES = 2 ** 32;
 
-function check(status: number, kernel: string): number {
-  if (status < 0) throw new Error(`voxmetrics: kernel ${kernel} failed with status ${status}`);
-  return status;
-}
-
-/** The render, its residual index and the clips, in the arena for one locateClipsInMix call. */
+/** The render, its residual index and the clips, in a session's arena for one locateClipsInMix call. */
 export class ClipLocatorSession {
-  readonly k: LocateKernels;
-  readonly arena: Arena;
+  readonly k: KernelExports;
   readonly state: number;
   /** Int32 residual (the render minus the clips placed so far) and the u8 mask of saturated samples. */
   readonly residual: number;
@@ -54,10 +33,13 @@ export class ClipLocatorSession {
   private readonly scratch: number;
   private readonly out: number;
 
-  /** Copy `mix` and the `clips` (null or empty ones are not copied) into a fresh arena and index the render. */
-  constructor(mix: Int16Array, clips: Array<Int16Array | null>) {
-    this.arena = openArena();
-    this.k = this.arena.k as LocateKernels;
+  /** Copy `mix` and the `clips` (null or empty ones are not copied) into the session's arena and index the render. */
+  constructor(
+    readonly arena: Arena,
+    mix: Int16Array,
+    clips: Array<Int16Array | null>,
+  ) {
+    this.k = arena.k;
     const k = this.k;
     const n = mix.length;
     this.length = n;
@@ -68,7 +50,7 @@ export class ClipLocatorSession {
     const scratchBytes = k.locatePartialScratchSize(PARTIAL_ANCHORS);
     const bytes = 16 * (8 + clips.length) + 5 * n + 4 * buckets + ENTRY_BYTES * capacity + 2 * clipSamples +
       4 * (1 + PARTIAL_ANCHORS) * clips.length + 4 * MAX_HITS + scratchBytes + 4;
-    if (bytes + k.arenaUsed() >= MAX_MEMORY_BYTES) throw new Error(`voxmetrics: out of WebAssembly memory allocating ${bytes} bytes`);
+    if (bytes + this.arena.used() >= MAX_MEMORY_BYTES) throw new KernelError("OUT_OF_MEMORY", "locateInit", `out of WebAssembly memory allocating ${bytes} bytes`);
     this.state = this.arena.alloc(k.locateStateSize());
     this.residual = this.arena.allocI32(n);
     this.wild = this.arena.alloc(n);
@@ -84,11 +66,11 @@ export class ClipLocatorSession {
     this.out = this.arena.allocI32(1);
     // The render goes into the upper half of the residual region, which the kernel widens in place.
     const mixPtr = this.residual + 2 * n;
-    this.arena.i16(mixPtr, n).set(mix);
+    this.arena.copyPcmTo(mixPtr, mix);
     clips.forEach((c, i) => {
-      if (c && c.length > 0) this.arena.i16(this.clipPtr[i], c.length).set(c);
+      if (c && c.length > 0) this.arena.copyPcmTo(this.clipPtr[i], c);
     });
-    check(k.locateInit(this.state, mixPtr, n, this.residual, this.wild, head, buckets, entries, capacity), "locateInit");
+    checkStatus(k.locateInit(this.state, mixPtr, n, this.residual, this.wild, head, buckets, entries, capacity), "locateInit");
   }
 
   /** Where the first distinctive anchor of clip `i` starts (null when it has none), computed once. */
@@ -112,14 +94,14 @@ export class ClipLocatorSession {
   fullMatches(i: number): number[] {
     const p = this.fullAnchorOf(i);
     if (p === null) return [];
-    const count = check(this.k.locateFullMatches(this.state, this.clipPtr[i], this.clipLength[i], p, this.hits), "locateFullMatches");
+    const count = checkStatus(this.k.locateFullMatches(this.state, this.clipPtr[i], this.clipLength[i], p, this.hits), "locateFullMatches");
     return count === 0 ? [] : Array.from(this.arena.i32(this.hits, count));
   }
 
   /** The offset where a large, distinctive part of clip `i` matches exactly and no other offset comes close. */
   partialMatch(i: number): number | null {
     const [anchors, count] = this.partialAnchorsOf(i);
-    const found = check(this.k.locatePartialMatch(this.state, this.clipPtr[i], this.clipLength[i], anchors, count, this.scratch, this.out), "locatePartialMatch");
+    const found = checkStatus(this.k.locatePartialMatch(this.state, this.clipPtr[i], this.clipLength[i], anchors, count, this.scratch, this.out), "locatePartialMatch");
     return found === 0 ? null : this.arena.i32(this.out, 1)[0];
   }
 
@@ -132,12 +114,7 @@ export class ClipLocatorSession {
 
   /** Peel clip `i` placed at `offset` off the residual. */
   place(i: number, offset: number): void {
-    check(this.k.locatePlace(this.state, this.clipPtr[i], this.clipLength[i], offset), "locatePlace");
-  }
-
-  /** Release the arena. */
-  dispose(): void {
-    this.arena.reset();
+    checkStatus(this.k.locatePlace(this.state, this.clipPtr[i], this.clipLength[i], offset), "locatePlace");
   }
 }
 
@@ -154,11 +131,8 @@ export function locateClipsInMix(mix: Int16Array, clips: Array<Int16Array | null
   const offsets: Array<number | null> = clips.map(() => null);
   const pending = new Set(clips.flatMap((c, i) => (c && c.length > 0 && c.length <= mix.length ? [i] : [])));
   if (pending.size === 0) return offsets;
-  const session = new ClipLocatorSession(mix, clips.map((c, i) => (pending.has(i) ? c : null)));
-  try {
-    peelClips(pending, offsets, session);
+  return withArena((arena) => {
+    peelClips(pending, offsets, new ClipLocatorSession(arena, mix, clips.map((c, i) => (pending.has(i) ? c : null))));
     return offsets;
-  } finally {
-    session.dispose();
-  }
+  });
 }

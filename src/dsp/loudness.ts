@@ -1,28 +1,13 @@
 // Typed wrapper of the loudness and true-peak kernels: a streaming BS.1770-5 / EBU R 128 meter (acoustics.md §1).
 //
-// The meter keeps both kernel state blocks as JS copies and moves them into the arena for each
-// addFrames call, so other kernels may use the arena between chunks. Gating-block and short-term
-// energies (one pair per 100 ms) accumulate on the JS side; integrated loudness and LRA are gated
-// from them in result(), which is cheap (72 000 pairs for two hours).
-import { getKernels, openArena, type KernelExports } from "./wasm.js";
-
-interface LoudnessKernels extends KernelExports {
-  loudnessStateSize(channels: number): number;
-  loudnessInit(state: number, channels: number, sampleRate: number): number;
-  loudnessSetChannelWeight(state: number, channel: number, weight: number): number;
-  loudnessCoefficient(state: number, index: number): number;
-  loudnessScratchSize(frames: number, sampleRate: number): number;
-  loudnessAddFrames(state: number, input: number, frames: number, channelStride: number, out: number, scratch: number): number;
-  loudnessMomentaryEnergy(state: number): number;
-  loudnessShortTermEnergy(state: number): number;
-  loudnessMomentaryMaxEnergy(state: number): number;
-  loudnessShortTermMaxEnergy(state: number): number;
-  truePeakStateSize(channels: number): number;
-  truePeakInit(state: number, channels: number, sampleRate: number): number;
-  truePeakAddFrames(state: number, input: number, frames: number, channelStride: number): number;
-  truePeakChannel(state: number, channel: number): number;
-  truePeakSamplePeakChannel(state: number, channel: number): number;
-}
+// Two ways in: the streaming meter keeps both kernel state blocks as JS copies and moves them into
+// an arena session for each addFrames call, so other kernels may run between chunks; measureLoudnessAt
+// meters planar channels already in a session's arena (a clip copied in once) without copying them.
+// Both run the same chunked kernel loop. Gating-block and short-term energies (one pair per 100 ms)
+// accumulate on the JS side; integrated loudness and LRA are gated from them at the end, which is
+// cheap (72 000 pairs for two hours).
+import { checkStatus } from "./kernel-error.js";
+import { getKernels, withArena, type Arena, type KernelExports } from "./wasm.js";
 
 /** Frames moved into WebAssembly memory per kernel call: long enough that the IIR's split-block warm-up (0.25 s) costs little. */
 const CHUNK_FRAMES = 1 << 18;
@@ -122,39 +107,142 @@ class Float64List {
   }
 }
 
+/** Channel count, rate and weights as the kernels accept them; a RangeError names what is wrong. */
+function checkMeterArguments(channels: number, sampleRate: number, weights: readonly number[]): void {
+  if (!Number.isInteger(channels) || channels < 1) throw new RangeError(`channels must be an integer ≥ 1, got ${channels}`);
+  if (!Number.isInteger(sampleRate) || sampleRate < 1000) throw new RangeError(`sampleRate must be an integer ≥ 1000 Hz, got ${sampleRate}`);
+  if (weights.length !== channels || weights.some((w) => !(w >= 0))) throw new RangeError(`weights must hold ${channels} non-negative numbers`);
+}
+
+/**
+ * One programme's meter state inside an arena session: both kernel state blocks (fresh, or restored
+ * from a JS copy) and the energies gathered so far, which live on the JS side across sessions.
+ */
+class MeterSession {
+  constructor(
+    readonly arena: Arena,
+    readonly lptr: number,
+    readonly pptr: number,
+  ) {}
+
+  /** Fresh state blocks for `channels` channels: K-weighting and weights set, true peak reset. */
+  static init(arena: Arena, channels: number, sampleRate: number, weights: readonly number[]): MeterSession {
+    const k = arena.k;
+    const session = new MeterSession(arena, arena.alloc(k.loudnessStateSize(channels)), arena.alloc(k.truePeakStateSize(channels)));
+    checkStatus(k.loudnessInit(session.lptr, channels, sampleRate), "loudnessInit");
+    weights.forEach((w, c) => checkStatus(k.loudnessSetChannelWeight(session.lptr, c, w), "loudnessSetChannelWeight"));
+    checkStatus(k.truePeakInit(session.pptr, channels, sampleRate), "truePeakInit");
+    return session;
+  }
+
+  /** State blocks restored from their JS copies. */
+  static restore(arena: Arena, loudnessState: Uint8Array, peakState: Uint8Array): MeterSession {
+    const session = new MeterSession(arena, arena.alloc(loudnessState.length), arena.alloc(peakState.length));
+    arena.u8(session.lptr, loudnessState.length).set(loudnessState);
+    arena.u8(session.pptr, peakState.length).set(peakState);
+    return session;
+  }
+
+  /** JS copies of the state blocks (to carry them to the next session). */
+  save(loudnessBytes: number, peakBytes: number): [Uint8Array, Uint8Array] {
+    return [this.arena.u8(this.lptr, loudnessBytes).slice(), this.arena.u8(this.pptr, peakBytes).slice()];
+  }
+
+  /**
+   * Meter `frames` planar frames, chunk by chunk: chunk `[start, start + n)` of channel c is read at
+   * `inputAt(start, n)` + 4·c·stride. `inputAt` may copy the chunk in (the streaming meter) or point
+   * into PCM already in the arena; either way every kernel call sees the same chunk.
+   */
+  addFrames(frames: number, sampleRate: number, truePeak: boolean, energies: MeterEnergies,
+    inputAt: (start: number, n: number) => { ptr: number; stride: number }): void {
+    const k = this.arena.k;
+    const chunk = Math.min(frames, CHUNK_FRAMES);
+    const outPairs = Math.floor(chunk / Math.floor(sampleRate / 10)) + 2;
+    const out = this.arena.allocF64(outPairs * 2);
+    const scratch = this.arena.alloc(k.loudnessScratchSize(chunk, sampleRate));
+    for (let start = 0; start < frames; start += chunk) {
+      const n = Math.min(chunk, frames - start);
+      const { ptr, stride } = inputAt(start, n);
+      const pairs = checkStatus(k.loudnessAddFrames(this.lptr, ptr, n, stride, out, scratch), "loudnessAddFrames");
+      // A view only now: inputAt may have allocated (and memory.grow detached earlier views).
+      const outView = this.arena.f64(out, outPairs * 2);
+      for (let p = 0; p < pairs; p++) {
+        energies.blocks.push(outView[2 * p]);
+        if (outView[2 * p + 1] >= 0) energies.shortTerm.push(outView[2 * p + 1]);
+      }
+      if (truePeak) checkStatus(k.truePeakAddFrames(this.pptr, ptr, n, stride), "truePeakAddFrames");
+    }
+  }
+
+  /** Everything measured so far. */
+  result(channels: number, truePeak: boolean, energies: MeterEnergies): LoudnessMeasurement {
+    const k = this.arena.k;
+    let samplePeak = 0, peak = 0;
+    for (let c = 0; c < channels; c++) {
+      samplePeak = Math.max(samplePeak, k.truePeakSamplePeakChannel(this.pptr, c));
+      peak = Math.max(peak, k.truePeakChannel(this.pptr, c));
+    }
+    return {
+      integratedLufs: gateIntegratedLoudness(energies.blocks.data, energies.blocks.length),
+      momentaryMaxLufs: energyToLufs(k.loudnessMomentaryMaxEnergy(this.lptr)),
+      shortTermMaxLufs: energyToLufs(k.loudnessShortTermMaxEnergy(this.lptr)),
+      loudnessRangeLu: computeLoudnessRange(energies.shortTerm.data, energies.shortTerm.length),
+      samplePeakDbfs: truePeak ? peakToDb(samplePeak) : null,
+      truePeakDbtp: truePeak ? peakToDb(peak) : null,
+    };
+  }
+}
+
+/** The 400 ms gating-block and 3 s short-term energies of a programme, one pair per 100 ms. */
+interface MeterEnergies {
+  blocks: Float64List;
+  shortTerm: Float64List;
+}
+
+function newEnergies(): MeterEnergies {
+  return { blocks: new Float64List(), shortTerm: new Float64List() };
+}
+
+/** Planar float channels already in a session's arena: channel c at `ptr` + 4·c·`stride`, `frames` long. */
+export interface PlanarAt {
+  ptr: number;
+  channels: number;
+  frames: number;
+  /** Samples from one channel's start to the next one's. */
+  stride: number;
+}
+
+/** Meter planar channels already in the arena (no copy), as a LoudnessMeter fed them in one addFrames call would. */
+export function measureLoudnessAt(arena: Arena, input: PlanarAt, sampleRate: number, options: LoudnessMeterOptions = {}): LoudnessMeasurement {
+  const weights = options.weights ?? defaultChannelWeights(input.channels);
+  const truePeak = options.truePeak ?? true;
+  checkMeterArguments(input.channels, sampleRate, weights);
+  const session = MeterSession.init(arena, input.channels, sampleRate, weights);
+  const energies = newEnergies();
+  session.addFrames(input.frames, sampleRate, truePeak, energies, (start) => ({ ptr: input.ptr + 4 * start, stride: input.stride }));
+  return session.result(input.channels, truePeak, energies);
+}
+
 /** Streaming BS.1770-5 meter: feed planar float chunks with addFrames, read result() at any time. */
 export class LoudnessMeter {
   readonly channels: number;
   readonly sampleRate: number;
-  private readonly k: LoudnessKernels;
+  private readonly k: KernelExports;
   private readonly truePeak: boolean;
   private loudnessState: Uint8Array;
   private peakState: Uint8Array;
-  private readonly blockEnergies = new Float64List();
-  private readonly shortTermEnergies = new Float64List();
+  private readonly energies = newEnergies();
 
   constructor(channels: number, sampleRate: number, options: LoudnessMeterOptions = {}) {
-    if (!Number.isInteger(channels) || channels < 1) throw new RangeError(`channels must be an integer ≥ 1, got ${channels}`);
-    if (!Number.isInteger(sampleRate) || sampleRate < 1000) throw new RangeError(`sampleRate must be an integer ≥ 1000 Hz, got ${sampleRate}`);
-    const weights = options.weights ?? defaultChannelWeights(channels);
-    if (weights.length !== channels || weights.some((w) => !(w >= 0))) {
-      throw new RangeError(`weights must hold ${channels} non-negative numbers`);
-    }
+    const weights = options.weights ?? (Number.isInteger(channels) && channels >= 1 ? defaultChannelWeights(channels) : []);
+    checkMeterArguments(channels, sampleRate, weights);
     this.channels = channels;
     this.sampleRate = sampleRate;
     this.truePeak = options.truePeak ?? true;
-    this.k = getKernels() as LoudnessKernels;
-    const arena = openArena();
-    const lsize = this.k.loudnessStateSize(channels);
-    const psize = this.k.truePeakStateSize(channels);
-    const lptr = arena.alloc(lsize);
-    const pptr = arena.alloc(psize);
-    this.k.loudnessInit(lptr, channels, sampleRate);
-    weights.forEach((w, c) => this.k.loudnessSetChannelWeight(lptr, c, w));
-    this.k.truePeakInit(pptr, channels, sampleRate);
-    this.loudnessState = new Uint8Array(this.k.memory.buffer, lptr, lsize).slice();
-    this.peakState = new Uint8Array(this.k.memory.buffer, pptr, psize).slice();
-    arena.reset();
+    this.k = getKernels();
+    [this.loudnessState, this.peakState] = withArena((arena) =>
+      MeterSession.init(arena, channels, sampleRate, weights).save(this.k.loudnessStateSize(channels), this.k.truePeakStateSize(channels)),
+    );
   }
 
   /** Add planar frames (one Float32Array per channel, equal lengths, samples in [−1, 1)). */
@@ -164,76 +252,38 @@ export class LoudnessMeter {
     if (planar.some((p) => p.length !== frames)) throw new RangeError("all channels must have the same length");
     if (frames === 0) return;
     const chunk = Math.min(frames, CHUNK_FRAMES);
-    const outPairs = Math.floor(chunk / Math.floor(this.sampleRate / 10)) + 2;
-    const arena = openArena();
-    const lptr = arena.alloc(this.loudnessState.length);
-    const pptr = arena.alloc(this.peakState.length);
-    const input = arena.allocF32(chunk * this.channels);
-    const out = arena.allocF64(outPairs * 2);
-    const scratch = arena.alloc(this.k.loudnessScratchSize(chunk, this.sampleRate));
-    const memory = this.k.memory.buffer;
-    new Uint8Array(memory, lptr, this.loudnessState.length).set(this.loudnessState);
-    new Uint8Array(memory, pptr, this.peakState.length).set(this.peakState);
-    const inputView = arena.f32(input, chunk * this.channels);
-    const outView = arena.f64(out, outPairs * 2);
-    for (let start = 0; start < frames; start += chunk) {
-      const n = Math.min(chunk, frames - start);
-      for (let c = 0; c < this.channels; c++) inputView.set(planar[c].subarray(start, start + n), c * chunk);
-      const pairs = this.k.loudnessAddFrames(lptr, input, n, chunk, out, scratch);
-      if (pairs < 0) throw new Error(`loudnessAddFrames failed with status ${pairs}`);
-      for (let p = 0; p < pairs; p++) {
-        this.blockEnergies.push(outView[2 * p]);
-        if (outView[2 * p + 1] >= 0) this.shortTermEnergies.push(outView[2 * p + 1]);
-      }
-      if (this.truePeak) this.k.truePeakAddFrames(pptr, input, n, chunk);
-    }
-    this.loudnessState = new Uint8Array(memory, lptr, this.loudnessState.length).slice();
-    this.peakState = new Uint8Array(memory, pptr, this.peakState.length).slice();
-    arena.reset();
+    withArena((arena) => {
+      const session = MeterSession.restore(arena, this.loudnessState, this.peakState);
+      const input = arena.allocF32(chunk * this.channels);
+      session.addFrames(frames, this.sampleRate, this.truePeak, this.energies, (start, n) => {
+        for (let c = 0; c < this.channels; c++) arena.copyPcmTo(input + 4 * c * chunk, planar[c].subarray(start, start + n));
+        return { ptr: input, stride: chunk };
+      });
+      [this.loudnessState, this.peakState] = session.save(this.loudnessState.length, this.peakState.length);
+    });
   }
 
   /** Momentary loudness of the latest 400 ms (LUFS), null before 400 ms or in digital silence. */
   momentaryLufs(): number | null {
-    return this.readState((lptr) => energyToLufs(this.k.loudnessMomentaryEnergy(lptr)));
+    return this.readState((s) => energyToLufs(this.k.loudnessMomentaryEnergy(s.lptr)));
   }
 
   /** Short-term loudness of the latest 3 s (LUFS), null before 3 s or in digital silence. */
   shortTermLufs(): number | null {
-    return this.readState((lptr) => energyToLufs(this.k.loudnessShortTermEnergy(lptr)));
+    return this.readState((s) => energyToLufs(this.k.loudnessShortTermEnergy(s.lptr)));
   }
 
   /** Everything measured so far. */
   result(): LoudnessMeasurement {
-    return this.readState((lptr, pptr) => {
-      let samplePeak = 0, truePeak = 0;
-      for (let c = 0; c < this.channels; c++) {
-        samplePeak = Math.max(samplePeak, this.k.truePeakSamplePeakChannel(pptr, c));
-        truePeak = Math.max(truePeak, this.k.truePeakChannel(pptr, c));
-      }
-      return {
-        integratedLufs: gateIntegratedLoudness(this.blockEnergies.data, this.blockEnergies.length),
-        momentaryMaxLufs: energyToLufs(this.k.loudnessMomentaryMaxEnergy(lptr)),
-        shortTermMaxLufs: energyToLufs(this.k.loudnessShortTermMaxEnergy(lptr)),
-        loudnessRangeLu: computeLoudnessRange(this.shortTermEnergies.data, this.shortTermEnergies.length),
-        samplePeakDbfs: this.truePeak ? peakToDb(samplePeak) : null,
-        truePeakDbtp: this.truePeak ? peakToDb(truePeak) : null,
-      };
-    });
+    return this.readState((s) => s.result(this.channels, this.truePeak, this.energies));
   }
 
   /** The K-weighting coefficients in use: [stage 1 b0 b1 b2 a1 a2, stage 2 b0 b1 b2 a1 a2]. */
   coefficients(): number[] {
-    return this.readState((lptr) => Array.from({ length: 10 }, (_, i) => this.k.loudnessCoefficient(lptr, i)));
+    return this.readState((s) => Array.from({ length: 10 }, (_, i) => this.k.loudnessCoefficient(s.lptr, i)));
   }
 
-  private readState<T>(read: (loudnessPtr: number, peakPtr: number) => T): T {
-    const arena = openArena();
-    const lptr = arena.alloc(this.loudnessState.length);
-    const pptr = arena.alloc(this.peakState.length);
-    new Uint8Array(this.k.memory.buffer, lptr, this.loudnessState.length).set(this.loudnessState);
-    new Uint8Array(this.k.memory.buffer, pptr, this.peakState.length).set(this.peakState);
-    const value = read(lptr, pptr);
-    arena.reset();
-    return value;
+  private readState<T>(read: (session: MeterSession) => T): T {
+    return withArena((arena) => read(MeterSession.restore(arena, this.loudnessState, this.peakState)));
   }
 }

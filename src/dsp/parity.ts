@@ -4,35 +4,14 @@
 // numbers; the arena is reset at the start of each call. Every per-frame and per-window loop runs in
 // the kernels (a worker's V8 isolate would otherwise compile each of them again); this file only
 // allocates, calls and reads results.
-import { getKernels, openArena, type Arena, type KernelExports } from "./wasm.js";
-
-/** Exports of assembly/kernels/{frames,pitch,fingerprint}.ts; pointers are byte offsets, lengths sample counts. */
-export interface ParityKernels extends KernelExports {
-  quotientF64(numerator: bigint, denominator: bigint): number;
-  sumSquaresI16(ptr: number, len: number): bigint;
-  rmsI16(ptr: number, len: number): number;
-  frameCount(len: number, width: number): number;
-  frameStatsI16(ptr: number, len: number, width: number, outRms: number, outTotals: number): number;
-  pitchScratchBytes(): number;
-  pitchFramesI16(ptr: number, len: number, sampleRate: number, scratch: number, outPitch: number): number;
-  hashI16(ptr: number, len: number): bigint;
-  loopFingerprintsI16(ptr: number, len: number, width: number, outStart: number, outHash: number): number;
-  loopTableBytes(count: number): number;
-  loopEventsI16(ptr: number, width: number, starts: number, hashes: number, count: number, table: number): number;
-  frameSummaryF64(rmsPtr: number, frames: number, scratch: number, outSummary: number): number;
-  voicedPitchesF64(pitchPtr: number, frames: number, outPitch: number): number;
-}
+import { checkStatus, expectResult } from "./kernel-error.js";
+import { withArena, type Arena } from "./wasm.js";
 
 /** Byte offsets in the 24-byte totals block of frameStatsI16. */
 export const FRAME_TOTALS = { bytes: 24, rms: 0, sumSquares: 8, clipped: 16, crossings: 20 } as const;
 
 /** Byte offsets in the 40-byte summary block of frameSummaryF64 (two f64, then five i32). */
 export const FRAME_SUMMARY = { bytes: 40, speech: 0, noise: 8, silent: 16, longest: 20, dropouts: 24, voiced: 28, quiet: 32 } as const;
-
-/** The parity kernels of this thread's instance. */
-export function getParityKernels(): ParityKernels {
-  return getKernels() as ParityKernels;
-}
 
 /** Widths in samples of the windows of §3.2–3.7 at `sampleRate` (Hz). */
 export interface ParityWidths {
@@ -117,20 +96,18 @@ export interface FrameSummary {
 
 const MAX_SAMPLE_RATE = 0x7fffffff;
 
-/** Run the parity kernels over `pcm` (int16 mono). */
+/** Run the parity kernels over `pcm` (int16 mono) in an arena session of its own. */
 export function measureParityFrames(pcm: Int16Array, sampleRate: number): ParityFrames {
-  const arena = openArena();
-  const pcmPtr = arena.putI16(pcm);
-  return measureParityFramesAt(arena, pcmPtr, pcm.length, sampleRate);
+  return withArena((arena) => measureParityFramesAt(arena, arena.copyPcm(pcm), pcm.length, sampleRate));
 }
 
 /**
- * As measureParityFrames, for PCM already in the arena (zero-copy): `pcmPtr` holds `sampleCount`
- * int16 samples allocated from `arena`, which must not have been reset since.
+ * As measureParityFrames, for PCM already in the session's arena: `pcmPtr` holds `sampleCount`
+ * int16 samples (a clip analysed in one session is copied in once, see ClipKernels).
  */
 export function measureParityFramesAt(arena: Arena, pcmPtr: number, sampleCount: number, sampleRate: number): ParityFrames {
   checkSampleRate(sampleRate);
-  const k = arena.k as ParityKernels;
+  const k = arena.k;
   const n = sampleCount;
   const widths = parityWidths(sampleRate);
   const frames = k.frameCount(n, widths.frame);
@@ -146,16 +123,13 @@ export function measureParityFramesAt(arena: Arena, pcmPtr: number, sampleCount:
   const startPtr = arena.allocI32(windows);
   const hashPtr = arena.alloc(windows * 8);
 
-  expectStatus(k.frameStatsI16(pcmPtr, n, widths.frame, rmsPtr, totalsPtr), frames, "frameStatsI16");
-  expectStatus(k.frameSummaryF64(rmsPtr, frames, summaryScratchPtr, summaryPtr), frames, "frameSummaryF64");
-  expectStatus(k.pitchFramesI16(pcmPtr, n, sampleRate, scratchPtr, pitchPtr), pitchFrames, "pitchFramesI16");
-  const voicedPitches = k.voicedPitchesF64(pitchPtr, pitchFrames, voicedPitchPtr);
-  if (voicedPitches < 0) throw new Error(`voxmetrics: voicedPitchesF64 failed with status ${voicedPitches}`);
-  const loud = k.loopFingerprintsI16(pcmPtr, n, widths.loopWindow, startPtr, hashPtr);
-  if (loud < 0) throw new Error(`voxmetrics: loopFingerprintsI16 failed with status ${loud}`);
+  expectResult(k.frameStatsI16(pcmPtr, n, widths.frame, rmsPtr, totalsPtr), frames, "frameStatsI16");
+  expectResult(k.frameSummaryF64(rmsPtr, frames, summaryScratchPtr, summaryPtr), frames, "frameSummaryF64");
+  expectResult(k.pitchFramesI16(pcmPtr, n, sampleRate, scratchPtr, pitchPtr), pitchFrames, "pitchFramesI16");
+  const voicedPitches = checkStatus(k.voicedPitchesF64(pitchPtr, pitchFrames, voicedPitchPtr), "voicedPitchesF64");
+  const loud = checkStatus(k.loopFingerprintsI16(pcmPtr, n, widths.loopWindow, startPtr, hashPtr), "loopFingerprintsI16");
   const tablePtr = arena.alloc(k.loopTableBytes(loud));
-  const loopEvents = k.loopEventsI16(pcmPtr, widths.loopWindow, startPtr, hashPtr, loud, tablePtr);
-  if (loopEvents < 0) throw new Error(`voxmetrics: loopEventsI16 failed with status ${loopEvents}`);
+  const loopEvents = checkStatus(k.loopEventsI16(pcmPtr, widths.loopWindow, startPtr, hashPtr, loud, tablePtr), "loopEventsI16");
   const edge = Math.min(n, widths.edge);
   // Views only after the last allocation: memory.grow detaches earlier ones.
   const totals = arena.i32(totalsPtr, FRAME_TOTALS.bytes >> 2);
@@ -186,8 +160,4 @@ function checkSampleRate(sampleRate: number): void {
   if (!Number.isInteger(sampleRate) || sampleRate < 1 || sampleRate > MAX_SAMPLE_RATE) {
     throw new RangeError(`sampleRate must be an integer from 1 to ${MAX_SAMPLE_RATE} Hz, got ${sampleRate}`);
   }
-}
-
-function expectStatus(actual: number, expected: number, kernel: string): void {
-  if (actual !== expected) throw new Error(`voxmetrics: ${kernel} returned ${actual}, expected ${expected}`);
 }

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { decodeAudio, downmixTruncating, type DecodedAudio } from "../audio/index.js";
 import { locateClipsInMix } from "../dsp/locate.js";
 import { Audio } from "../model/audio.js";
+import type { CompatMode } from "../model/codec.js";
 import { VoxError } from "../model/errors.js";
 import { createTestCase, type Role, type Turn } from "../model/test-case.js";
 import { isFile, mimeForExtension, readFileBytes } from "./files.js";
@@ -43,10 +44,11 @@ export function loadSimConversation(dir: string, options: IngestOptions = {}): L
   const bytes = files.map((f) => readFileBytes(join(dir, f.name)));
   const mixPath = join(dir, SIM_CONVERSATION_FILE);
   let starts: Array<number | null> = files.map(() => null);
-  const decoded = new Map<number, DecodedAudio>();
+  const compat = options.compat ?? DEFAULT_INGEST_OPTIONS.compat;
+  const clips = new Map<number, DecodedAudio>();
   if (options.inferStartTimes ?? DEFAULT_INGEST_OPTIONS.inferStartTimes) {
     if (isFile(mixPath)) {
-      starts = recoverStartTimes(readFileBytes(mixPath), bytes, options.compat, decoded, warnings);
+      starts = recoverStartTimes(readFileBytes(mixPath), bytes, compat, clips, warnings);
       const missing = files.filter((_, i) => starts[i] === null).map((f) => f.name);
       if (missing.length > 0) warnings.push(`start_time left null for ${missing.join(", ")}: not placeable exactly in ${SIM_CONVERSATION_FILE}`);
     } else {
@@ -59,7 +61,7 @@ export function loadSimConversation(dir: string, options: IngestOptions = {}): L
     audio: Audio.fromBytes(bytes[i], mimeForExtension(f.ext), { start_time: starts[i] }),
     metadata: { source_file: f.name },
   }));
-  return { testCase: createTestCase({ turns, metadata: { source_format: "deepeval-sim-folder" } }), warnings, decoded };
+  return { testCase: createTestCase({ turns, metadata: { source_format: "deepeval-sim-folder" } }), warnings, decoded: { compat, byTurn: clips } };
 }
 
 /**
@@ -70,7 +72,7 @@ export function loadSimConversation(dir: string, options: IngestOptions = {}): L
 function recoverStartTimes(
   mixBytes: Uint8Array,
   clipBytes: Uint8Array[],
-  compat: IngestOptions["compat"],
+  compat: CompatMode,
   decoded: Map<number, DecodedAudio>,
   warnings: string[],
 ): Array<number | null> {

@@ -3,6 +3,7 @@ import { readFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { allocateWavPcm16, decodeAudio, type DecodedAudio } from "../audio/index.js";
 import { RecordingKernels } from "../dsp/recording-kernels.js";
+import { withArena } from "../dsp/wasm.js";
 import { Audio } from "../model/audio.js";
 import { VoxError } from "../model/errors.js";
 import { createTestCase, type Role, type Turn } from "../model/test-case.js";
@@ -121,20 +122,20 @@ export function loadDualChannel(path: string, options: IngestOptions = {}): Load
   if (decoded.channels > 2) warnings.push(`${decoded.channels - 2} channel(s) beyond the caller and agent channels ignored`);
 
   const rate = decoded.sampleRate;
-  // The interleaved PCM is copied into WebAssembly memory once: both channels' speech detection
-  // (from the exact float source when there is one, else int16 / 32768, as toFloatPlanar gives
-  // them) and every turn's de-interleaving run there.
-  const recording = new RecordingKernels(decoded.samples, decoded.channels, rate);
+  const compat = options.compat ?? DEFAULT_INGEST_OPTIONS.compat;
   const clips = new Map<number, DecodedAudio>();
-  let callerSegments: SpeechSegment[], agentSegments: SpeechSegment[], turns: Turn[];
-  try {
+  // One arena session: an int16 recording is copied into WebAssembly memory once, and both channels'
+  // speech detection (int16 / 32768, or the exact floats of a float source) and every turn's
+  // de-interleaving run there.
+  const { callerSegments, agentSegments, turns } = withArena((arena) => {
+    const recording = new RecordingKernels(arena, decoded);
     const frames = recording.frames;
-    callerSegments = detectChannelSpeech(recording, callerChannel, decoded.floatChannels?.[callerChannel]);
-    agentSegments = detectChannelSpeech(recording, agentChannel, decoded.floatChannels?.[agentChannel]);
+    const callerSegments = detectChannelSpeech(recording, callerChannel);
+    const agentSegments = detectChannelSpeech(recording, agentChannel);
     const parties = buildPartyTurns(callerSegments, agentSegments);
     if (parties.length === 0) throw new VoxError("INVALID_AUDIO", "no speech found on either channel", { file });
 
-    turns = parties.map((p, index) => {
+    const turns: Turn[] = parties.map((p, index) => {
       const from = Math.max(0, Math.round(p.start * rate));
       const to = Math.min(frames, Math.round(p.end * rate));
       // Only the turn's frames are de-interleaved, straight into the clip's WAV bytes.
@@ -149,9 +150,8 @@ export function loadDualChannel(path: string, options: IngestOptions = {}): Load
         metadata: { speech_segments: p.segments },
       };
     });
-  } finally {
-    recording.dispose();
-  }
+    return { callerSegments, agentSegments, turns };
+  });
   const testCase = createTestCase({
     name: sidecar?.name ?? null,
     turns,
@@ -166,5 +166,5 @@ export function loadDualChannel(path: string, options: IngestOptions = {}): Load
       ...(sidecar?.end_reason ? { end_reason: sidecar.end_reason } : {}),
     },
   });
-  return { testCase, warnings, decoded: clips };
+  return { testCase, warnings, decoded: { compat, byTurn: clips } };
 }

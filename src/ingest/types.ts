@@ -1,8 +1,7 @@
 // Shared types of the ingest layer: input formats, call references (cheap, main thread) and loaded calls (worker).
 import type { CompatMode } from "../model/codec.js";
 import type { ErrorCode } from "../model/errors.js";
-import type { DecodedAudio } from "../audio/types.js";
-import type { ConversationalTestCase } from "../model/test-case.js";
+import type { LoadedCall } from "../analysis/call.js";
 
 /** Format ids of formats.md §F0.2 (also the values of `--input-format`). */
 export const INPUT_FORMATS = [
@@ -63,13 +62,7 @@ export interface CallRef {
   error?: { code: ErrorCode; message: string };
 }
 
-/** What a worker gets out of a call reference. */
-export interface LoadedCall {
-  testCase: ConversationalTestCase;
-  warnings: string[];
-  /** Clips ingest already decoded, in the compat mode it was given (turn index → audio); analysis reuses them. */
-  decoded?: Map<number, DecodedAudio>;
-}
+export type { LoadedCall };
 
 /** The outcome of discovery. */
 export interface Discovery {

@@ -3,7 +3,7 @@ import type { CallAnalysis } from "../analysis/call.js";
 import type { ConversationalTestCase } from "../model/test-case.js";
 import { BaseVoiceMetric, type MetricEvaluation } from "./base-metric.js";
 import { criticalReason, detectResponsiveness } from "./detectors.js";
-import { fmt2 } from "./python-format.js";
+import { fmt2 } from "../analysis/python-text.js";
 
 export class AgentResponsivenessMetric extends BaseVoiceMetric {
   readonly name = "Agent Responsiveness";

@@ -4,7 +4,7 @@ import { isMeasurementError, type ParityMeasurements } from "../analysis/types.j
 import type { ConversationalTestCase, Turn } from "../model/test-case.js";
 import { pyMean } from "../analysis/pynum.js";
 import type { MetricEvaluation } from "./base-metric.js";
-import { fmt2 } from "./python-format.js";
+import { fmt2 } from "../analysis/python-text.js";
 
 /** Reason of a per-clip metric with no decodable assistant audio. */
 export const NO_ASSISTANT_AUDIO_REASON = "No decodable assistant audio was available to evaluate.";

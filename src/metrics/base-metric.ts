@@ -23,6 +23,11 @@ export const DEFAULT_METRIC_OPTIONS: Readonly<Required<MetricOptions>> = Object.
   flaky: false,
 });
 
+/** clamp(v) = max(0.0, min(1.0, v)) (voice-metrics.md §4.1): every sub-score and score is clamped this way. */
+export function clamp01(v: number): number {
+  return Math.max(0.0, Math.min(1.0, v));
+}
+
 /** What a metric's own rules produce before the base class applies strict mode and success. */
 export interface MetricEvaluation {
   score: number | null;

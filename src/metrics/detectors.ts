@@ -2,7 +2,8 @@
 import type { CallAnalysis } from "../analysis/call.js";
 import { isMeasurementError } from "../analysis/types.js";
 import type { ConversationalTestCase } from "../model/test-case.js";
-import { clamp01, pyStrip } from "./python-format.js";
+import { clamp01 } from "./base-metric.js";
+import { pyStrip } from "../analysis/python-text.js";
 
 /** User texts that close the conversation and owe no reply (plain suffix test after normalisation). */
 const SIGN_OFFS = ["bye", "goodbye", "thank you", "thanks", "that's all", "that is all"];

@@ -13,7 +13,6 @@ import { VoiceReliabilityMetric } from "./voice-reliability.js";
 
 export * from "./base-metric.js";
 export * from "./detectors.js";
-export * from "./python-format.js";
 export {
   AgentResponsivenessMetric,
   AudioIntegrityMetric,

@@ -4,7 +4,7 @@ import type { ConversationalTestCase } from "../model/test-case.js";
 import { buildTimeline, findTransitions, type TransitionKind } from "../timeline/index.js";
 import { pyMean } from "../analysis/pynum.js";
 import { BaseVoiceMetric, type MetricEvaluation } from "./base-metric.js";
-import { fmt2 } from "./python-format.js";
+import { fmt2 } from "../analysis/python-text.js";
 
 /** Decay constants (seconds) of each transition kind. */
 const DECAY_S: Record<TransitionKind, number> = { gap: 2.5, user_barge_in: 2.0, agent_overlap: 0.6 };

@@ -4,7 +4,8 @@ import { pyMean, pyPstdev } from "../analysis/pynum.js";
 import { isMeasurementError } from "../analysis/types.js";
 import type { ConversationalTestCase } from "../model/test-case.js";
 import { BaseVoiceMetric, type MetricEvaluation } from "./base-metric.js";
-import { clamp01, fmt2 } from "./python-format.js";
+import { clamp01 } from "./base-metric.js";
+import { fmt2 } from "../analysis/python-text.js";
 
 const LOUDNESS_SPAN_DB = 12.0;
 const MEAN_FLOOR = 1e-6;

@@ -4,7 +4,8 @@ import type { ParityMeasurements } from "../analysis/types.js";
 import type { ConversationalTestCase, Turn } from "../model/test-case.js";
 import { scoreAssistantClips } from "./assistant-turns.js";
 import { BaseVoiceMetric, type MetricEvaluation } from "./base-metric.js";
-import { clamp01, pySplit } from "./python-format.js";
+import { clamp01 } from "./base-metric.js";
+import { pySplit } from "../analysis/python-text.js";
 
 const CLIPPING_SLOPE = 25.0;
 const CLIPPING_CAP = 0.35;

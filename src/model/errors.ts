@@ -13,6 +13,7 @@ export type ErrorCode =
   | "IO_ERROR"
   | "INVALID_OPTION"
   | "WORKER_CRASHED"
+  | "KERNEL_ERROR"
   | "INTERNAL";
 
 export interface ErrorContext {

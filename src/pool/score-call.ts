@@ -50,11 +50,10 @@ function scoreCallNow(task: ScoreTask): ResultRecord {
   const t0 = performance.now();
   const { ref } = task;
   try {
-    const { testCase, warnings, decoded } = loadCall(ref, task.ingest);
+    const loaded = loadCall(ref, task.ingest);
+    const { testCase, warnings } = loaded;
     const compat = task.ingest.compat ?? task.score.compat ?? "voxmetrics";
-    // Ingest decoded in its own mode; its clips are reusable only when analysis runs in the same one.
-    const predecoded = (task.ingest.compat ?? "voxmetrics") === compat ? decoded : undefined;
-    const { metrics, turns } = scoreTestCase(testCase, { ...task.score, compat, predecoded });
+    const { metrics, turns } = scoreTestCase(loaded, { ...task.score, compat });
     const record: ResultRecord = {
       id: ref.id,
       name: testCase.name ?? null,

@@ -1,8 +1,11 @@
 // Speech activity and pauses: behaviour on synthetic bursts, pause statistics, and agreement with ffmpeg silencedetect on clean generated speech.
 import { describe, expect, it } from "vitest";
-import { ChannelKernels } from "../../src/dsp/acoustics-kernels.js";
-import { analyzeAcoustics, DEFAULT_ACOUSTICS_OPTIONS } from "../../src/analysis/acoustics.js";
-import { computePauseStats, percentileSorted } from "../../src/analysis/acoustics-activity.js";
+import { ChannelKernels } from "../../src/dsp/channel-kernels.js";
+import { withArena } from "../../src/dsp/wasm.js";
+import { analyzeAcoustics } from "../../src/analysis/acoustics.js";
+import { DEFAULT_ACOUSTICS_OPTIONS } from "../../src/analysis/acoustics-options.js";
+import { computePauseStats } from "../../src/analysis/acoustics-activity.js";
+import { percentile } from "../../src/analysis/percentile.js";
 import { selectPercentile } from "../../src/dsp/reference/activity.js";
 import { callWav, DEFAULT_CALL } from "./calls.js";
 import { seededRandom, whiteNoise } from "./signals.js";
@@ -58,10 +61,8 @@ describe.skipIf(!(FFMPEG && ESPEAK && SOX))("pauses vs ffmpeg silencedetect on c
     const durationS = audio.channels[0].length / rate;
     const ours = analyzeAcoustics(audio.channels, rate).pauses;
     // Matched threshold: our entry level P − 35 dB, P the 99th percentile of our frame levels.
-    const ch = new ChannelKernels(audio.channels[0], rate);
-    const levels = ch.activityLevels().sort();
-    ch.dispose();
-    const noiseDb = Math.round(percentileSorted(levels, 99)! - DEFAULT_ACOUSTICS_OPTIONS.vadEnterBelowPeakDb);
+    const levels = withArena((arena) => ChannelKernels.copyOf(arena, audio.channels[0], rate).activityLevels()).sort();
+    const noiseDb = Math.round(percentile(levels, 99)! - DEFAULT_ACOUSTICS_OPTIONS.vadEnterBelowPeakDb);
     const theirs = ffmpegSilences(path, noiseDb, DEFAULT_ACOUSTICS_OPTIONS.minPauseS)
       .filter(([s, e]) => s > 0.001 && e < durationS - 0.001);
     const theirTotal = theirs.reduce((t, [s, e]) => t + (e - s), 0);
@@ -79,7 +80,7 @@ describe("selectPercentile", () => {
       const values = Array.from({ length: n + 10 }, () => Math.round(random() * 50) / 2);
       const sorted = values.slice(5, 5 + n).sort((a, b) => a - b);
       for (const p of [0, 10, 50, 99, 100]) {
-        expect(selectPercentile(values, 5, 5 + n, p, new Float64Array(n))).toBeCloseTo(percentileSorted(sorted, p)!, 12);
+        expect(selectPercentile(values, 5, 5 + n, p, new Float64Array(n))).toBeCloseTo(percentile(sorted, p)!, 12);
       }
     }
   });

@@ -2,9 +2,8 @@
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import {
-  analyzeAcoustics, analyzeLoudness, createLoudnessMeter, DEFAULT_ACOUSTICS_OPTIONS, resolveAcousticsOptions,
-} from "../../src/analysis/acoustics.js";
+import { analyzeAcoustics, analyzeLoudness, createLoudnessMeter } from "../../src/analysis/acoustics.js";
+import { DEFAULT_ACOUSTICS_OPTIONS, resolveAcousticsOptions } from "../../src/analysis/acoustics-options.js";
 import { seededRandom, sineSequence, whiteNoise } from "./signals.js";
 import { readWav } from "./wav.js";
 

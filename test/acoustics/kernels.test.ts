@@ -1,6 +1,7 @@
 // Kernel ≈ twin property tests for the activity, intensity, YIN and signal-quality kernels on random signals, rates and lengths.
 import { describe, expect, it } from "vitest";
-import { ChannelKernels } from "../../src/dsp/acoustics-kernels.js";
+import { ChannelKernels } from "../../src/dsp/channel-kernels.js";
+import { withArena } from "../../src/dsp/wasm.js";
 import { activityLevelsReference } from "../../src/dsp/reference/activity.js";
 import { signalStatsReference, powerSpectrumReference } from "../../src/dsp/reference/signal.js";
 import { intensityReference } from "../../src/dsp/reference/syllables.js";
@@ -21,12 +22,7 @@ function voicedNoise(n: number, sampleRate: number): Float32Array {
 }
 
 function withKernels<T>(x: Float32Array, sampleRate: number, run: (k: ChannelKernels) => T): T {
-  const k = new ChannelKernels(x, sampleRate);
-  try {
-    return run(k);
-  } finally {
-    k.dispose();
-  }
+  return withArena((arena) => run(ChannelKernels.copyOf(arena, x, sampleRate)));
 }
 
 const LENGTHS = (rate: number) => [0, 1, 7, Math.floor(rate * 0.02) - 1, Math.floor(rate * 0.37) | 1, Math.floor(rate * 3.1)];

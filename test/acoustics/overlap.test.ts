@@ -1,6 +1,6 @@
 // Overlap, talk-over events, talk ratio and silence share of two timelines (acoustics.md §2.4, §7.1).
 import { describe, expect, it } from "vitest";
-import { measureOverlap } from "../../src/analysis/acoustics.js";
+import { measureOverlap } from "../../src/analysis/overlap.js";
 
 describe("measureOverlap", () => {
   it("measures overlap and attributes talk-over events to who started them", () => {

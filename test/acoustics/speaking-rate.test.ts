@@ -1,7 +1,8 @@
 // Speaking rate from syllable nuclei on espeak-ng speech at five rates (acoustics.md §3.2), plus the peak parser.
 import { describe, expect, it } from "vitest";
 import { analyzeAcoustics } from "../../src/analysis/acoustics.js";
-import { countWords, findDipPeakDip } from "../../src/analysis/acoustics-syllables.js";
+import { findDipPeakDip } from "../../src/analysis/acoustics-syllables.js";
+import { countWords } from "../../src/analysis/python-text.js";
 import { callWav, DEFAULT_CALL, SENTENCES } from "./calls.js";
 import { ESPEAK, SOX } from "./tools.js";
 import { readWav } from "./wav.js";

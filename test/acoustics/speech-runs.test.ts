@@ -1,13 +1,14 @@
 // Speech-run kernel ≡ twin: per-frame decisions (percentiles, hysteresis both ways, hangover) on random and edge frame levels, exactly.
 import { describe, expect, it } from "vitest";
-import { ChannelKernels, speechRunsOfLevels, type SpeechRunOptions } from "../../src/dsp/acoustics-kernels.js";
+import { ChannelKernels, speechRunsOfLevels, type SpeechRunOptions } from "../../src/dsp/channel-kernels.js";
+import { withArena } from "../../src/dsp/wasm.js";
 import { speechRunsReference } from "../../src/dsp/reference/activity.js";
-import { activityParameters } from "../../src/analysis/acoustics.js";
+import { DEFAULT_ACOUSTICS_OPTIONS } from "../../src/analysis/acoustics-options.js";
 import { speechRunOptions } from "../../src/analysis/acoustics-activity.js";
 import { seededRandom, whiteNoise } from "./signals.js";
 
 const random = seededRandom(4242);
-const DEFAULTS = speechRunOptions(activityParameters());
+const DEFAULTS = speechRunOptions(DEFAULT_ACOUSTICS_OPTIONS);
 
 /** Kernel runs as [first, last] pairs. */
 function kernelRuns(levels: Float32Array, o: SpeechRunOptions): Array<[number, number]> {
@@ -106,14 +107,12 @@ describe("ChannelKernels.speechRuns ≡ twin over the kernel's own levels", () =
         const f = 100 + 400 * random();
         for (let i = s; i < e; i++) x[i] += 0.2 * Math.sin((2 * Math.PI * f * i) / rate);
       }
-      const ch = new ChannelKernels(x, rate);
-      try {
+      withArena((arena) => {
+        const ch = ChannelKernels.copyOf(arena, x, rate);
         const levels = ch.activityLevels();
         const want = speechRunsReference(levels, DEFAULTS).flat();
         expect(Array.from(ch.speechRuns(DEFAULTS)), `n=${n}`).toEqual(want);
-      } finally {
-        ch.dispose();
-      }
+      });
     }
   });
 });

@@ -1,6 +1,8 @@
 // Clip-location kernels (assembly/kernels/locate.ts via src/dsp/locate.ts) against their plain-TS twin on random renders: same offsets, candidates, anchors and residuals.
 import { describe, expect, it } from "vitest";
+import { BAD_ARGUMENT } from "../../src/dsp/kernel-status.js";
 import { ClipLocatorSession, locateClipsInMix } from "../../src/dsp/locate.js";
+import { withArena } from "../../src/dsp/wasm.js";
 import {
   anchorPositionsReference,
   locateClipsInMixReference,
@@ -190,17 +192,18 @@ describe("locateClipsInMix (wasm) against its twin", () => {
 describe("locate kernels step by step", () => {
   it("anchors match anchorPositionsReference for every count and length around the window", () => {
     const random = seededRandom(3);
-    const s = new ClipLocatorSession(new Int16Array(0), []);
-    const out = s.arena.allocI32(64);
-    for (let t = 0; t < 600; t++) {
-      const clip = makeClip(random, t < 200 ? pick(random, SHORT_LENGTHS) : clipLength(random));
-      const ptr = s.arena.putI16(clip);
-      for (const count of [0, 1, 2, 3, 16, 64]) {
-        const n = s.k.locateAnchors(ptr, clip.length, count, out);
-        expect(Array.from(s.arena.i32(out, n)), `clip ${t}, count ${count}`).toEqual(anchorPositionsReference(clip, count));
+    withArena((arena) => {
+      const s = new ClipLocatorSession(arena, new Int16Array(0), []);
+      const out = s.arena.allocI32(64);
+      for (let t = 0; t < 600; t++) {
+        const clip = makeClip(random, t < 200 ? pick(random, SHORT_LENGTHS) : clipLength(random));
+        const ptr = s.arena.copyPcm(clip);
+        for (const count of [0, 1, 2, 3, 16, 64]) {
+          const n = s.k.locateAnchors(ptr, clip.length, count, out);
+          expect(Array.from(s.arena.i32(out, n)), `clip ${t}, count ${count}`).toEqual(anchorPositionsReference(clip, count));
+        }
       }
-    }
-    s.dispose();
+    });
   });
 
   it("the residual, saturation mask and candidates follow the twin through a sequence of placements", () => {
@@ -215,58 +218,62 @@ describe("locate kernels step by step", () => {
         return random() < 0.8 ? mix.slice(start, start + len) : makeClip(random, len);
       });
       // Any clip may be placed in every round: reserve index room for six placements of each.
-      const session = new ClipLocatorSession(mix, Array.from({ length: 6 }, () => clips).flat());
-      const reference = new ResidualIndexReference(mix, Array.from({ length: 6 }, () => clips.map((c) => c.length)).flat());
-      const wild = saturatedSamplesReference(mix);
-      const same = () => {
-        expect(firstDifference(session.arena.i32(session.residual, mix.length), reference.residual)).toBe(-1);
-        expect(firstDifference(new Uint8Array(session.k.memory.buffer, session.wild, mix.length), wild)).toBe(-1);
-      };
-      same();
-      const out = session.arena.allocI32(8);
-      const clipPtrs = clips.map((c) => session.arena.putI16(c));
-      for (let round = 0; round < 6; round++) {
-        clips.forEach((clip, i) => {
-          for (const p of anchorPositionsReference(clip, 4)) {
-            const n = session.k.locateCandidates(session.state, clipPtrs[i], clip.length, p, out);
-            expect(Array.from(session.arena.i32(out, n)), `render ${t}, round ${round}, clip ${i}, anchor ${p}`).toEqual(reference.candidates(clip, p));
-          }
-        });
-        const i = randomInt(random, 0, clips.length - 1);
-        const o = randomInt(random, 0, mix.length - clips[i].length);
-        session.place(i, o);
-        subtractClipReference(reference.residual, wild, clips[i], o);
-        reference.update(o, clips[i].length);
+      withArena((arena) => {
+        const session = new ClipLocatorSession(arena, mix, Array.from({ length: 6 }, () => clips).flat());
+        const reference = new ResidualIndexReference(mix, Array.from({ length: 6 }, () => clips.map((c) => c.length)).flat());
+        const wild = saturatedSamplesReference(mix);
+        const same = () => {
+          expect(firstDifference(session.arena.i32(session.residual, mix.length), reference.residual)).toBe(-1);
+          expect(firstDifference(new Uint8Array(session.k.memory.buffer, session.wild, mix.length), wild)).toBe(-1);
+        };
         same();
-        // Windows across both edges of the peeled span must be found again: probe with pieces of the new residual there.
-        for (const edge of [o, o + clips[i].length]) {
-          const start = Math.max(0, edge - randomInt(random, 0, 40));
-          const piece = reference.residual.slice(start, Math.min(mix.length, start + randomInt(random, 24, 80)));
-          if (piece.length < 24 || piece.some((x) => x < -32768 || x > 32767)) continue;
-          const clip = Int16Array.from(piece);
-          const ptr = session.arena.putI16(clip);
-          for (let p = 0; p + 24 <= clip.length; p++) {
-            const n = session.k.locateCandidates(session.state, ptr, clip.length, p, out);
-            expect(Array.from(session.arena.i32(out, n)), `render ${t}, round ${round}, edge ${edge}, anchor ${p}`).toEqual(reference.candidates(clip, p));
+        const out = session.arena.allocI32(8);
+        const clipPtrs = clips.map((c) => session.arena.copyPcm(c));
+        for (let round = 0; round < 6; round++) {
+          clips.forEach((clip, i) => {
+            for (const p of anchorPositionsReference(clip, 4)) {
+              const n = session.k.locateCandidates(session.state, clipPtrs[i], clip.length, p, out);
+              expect(Array.from(session.arena.i32(out, n)), `render ${t}, round ${round}, clip ${i}, anchor ${p}`).toEqual(reference.candidates(clip, p));
+            }
+          });
+          const i = randomInt(random, 0, clips.length - 1);
+          const o = randomInt(random, 0, mix.length - clips[i].length);
+          session.place(i, o);
+          subtractClipReference(reference.residual, wild, clips[i], o);
+          reference.update(o, clips[i].length);
+          same();
+          // Windows across both edges of the peeled span must be found again: probe with pieces of the new residual there.
+          for (const edge of [o, o + clips[i].length]) {
+            const start = Math.max(0, edge - randomInt(random, 0, 40));
+            const piece = reference.residual.slice(start, Math.min(mix.length, start + randomInt(random, 24, 80)));
+            if (piece.length < 24 || piece.some((x) => x < -32768 || x > 32767)) continue;
+            const clip = Int16Array.from(piece);
+            const ptr = session.arena.copyPcm(clip);
+            for (let p = 0; p + 24 <= clip.length; p++) {
+              const n = session.k.locateCandidates(session.state, ptr, clip.length, p, out);
+              expect(Array.from(session.arena.i32(out, n)), `render ${t}, round ${round}, edge ${edge}, anchor ${p}`).toEqual(reference.candidates(clip, p));
+            }
           }
         }
-      }
-      session.dispose();
+      });
     }
   });
 
   it("rejects out-of-range arguments with a negative status", () => {
     const random = seededRandom(5);
     const mix = noise(random, 1000, 5000);
-    const s = new ClipLocatorSession(mix, [mix.subarray(0, 100)]);
-    const clip = s.arena.putI16(mix.subarray(0, 100));
-    const out = s.arena.allocI32(8);
-    expect(s.k.locateFullMatches(s.state, clip, 0, 0, out)).toBeLessThan(0);
-    expect(s.k.locateFullMatches(s.state, clip, 1001, 0, out)).toBeLessThan(0);
-    expect(s.k.locateFullMatches(s.state, clip, 100, 77, out)).toBeLessThan(0);
-    expect(s.k.locatePlace(s.state, clip, 100, 901)).toBeLessThan(0);
-    expect(s.k.locatePlace(s.state, clip, 100, -1)).toBeLessThan(0);
-    expect(s.k.locateFullMatches(s.state, clip, 100, 0, out)).toBe(1);
-    s.dispose();
+    withArena((arena) => {
+      const s = new ClipLocatorSession(arena, mix, [mix.subarray(0, 100)]);
+      const clip = s.arena.copyPcm(mix.subarray(0, 100));
+      const out = s.arena.allocI32(8);
+      expect(s.k.locateFullMatches(s.state, clip, 0, 0, out)).toBeLessThan(0);
+      expect(s.k.locateFullMatches(s.state, clip, 1001, 0, out)).toBeLessThan(0);
+      expect(s.k.locateFullMatches(s.state, clip, 100, 77, out)).toBe(BAD_ARGUMENT);
+      expect(s.k.locatePlace(s.state, clip, 100, 901)).toBeLessThan(0);
+      expect(s.k.locatePlace(s.state, clip, 100, -1)).toBe(BAD_ARGUMENT);
+      // Through the wrapper a refused argument is a KernelError naming the kernel and the status.
+      expect(() => s.place(0, 901)).toThrow(expect.objectContaining({ code: "KERNEL_ERROR", failure: "BAD_ARGUMENT", kernel: "locatePlace" }));
+      expect(s.k.locateFullMatches(s.state, clip, 100, 0, out)).toBe(1);
+    });
   });
 });

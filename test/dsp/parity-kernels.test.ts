@@ -1,6 +1,6 @@
 // Parity kernels (assembly/kernels/{frames,pitch,fingerprint}.ts) against their plain-TS twins on random signals, rates and lengths.
 import { describe, expect, it } from "vitest";
-import { FRAME_SUMMARY, FRAME_TOTALS, getParityKernels, measureParityFrames, parityWidths, readFrameSummary } from "../../src/dsp/parity.js";
+import { FRAME_SUMMARY, FRAME_TOTALS, measureParityFrames, parityWidths, readFrameSummary } from "../../src/dsp/parity.js";
 import {
   countClippedReference,
   countZeroCrossingsReference,
@@ -16,10 +16,10 @@ import {
   rmsReference,
   sumSquaresReference,
 } from "../../src/dsp/reference/parity.js";
-import { Arena } from "../../src/dsp/wasm.js";
+import { Arena, getKernels } from "../../src/dsp/wasm.js";
 import { SIGNAL_KINDS, makeSignal, noise, seededRandom, type Random } from "./parity-signals.js";
 
-const k = getParityKernels();
+const k = getKernels();
 
 const COMMON_RATES = [8000, 11025, 16000, 22050, 24000, 32000, 44100, 48000];
 const ODD_RATES = [1, 7, 3999, 15999, 96000];

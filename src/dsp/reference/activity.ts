@@ -1,5 +1,5 @@
 // Readable float64 twin of the activity kernel: Butterworth band-pass, 20 ms / 10 ms frame levels and speech runs (acoustics.md §2.3).
-import type { SpeechRunOptions } from "../acoustics-kernels.js";
+import type { SpeechRunOptions } from "../channel-kernels.js";
 import { applyBiquad, type Biquad } from "./loudness.js";
 
 /** 2nd-order Butterworth high pass or low pass at `cutoffHz` (bilinear transform, Q = 1/√2). */

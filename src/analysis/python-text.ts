@@ -1,4 +1,4 @@
-// Python-compatible text helpers the reasons depend on: `{:.2f}` rounding, str.split()/strip() whitespace (voice-metrics.md §7).
+// Python's text behaviour where results depend on it: `{:.2f}` rounding in reasons, str.split()/strip() whitespace in word counts (voice-metrics.md §3.8, §7).
 
 /**
  * Python's `format(x, ".2f")`: JavaScript's toFixed(2) also rounds the exact binary value but breaks
@@ -48,7 +48,7 @@ export function pyStrip(text: string): string {
   return text.slice(a, b);
 }
 
-/** clamp(v) = max(0.0, min(1.0, v)) (voice-metrics.md §4.1). */
-export function clamp01(v: number): number {
-  return Math.max(0.0, Math.min(1.0, v));
+/** Words of a transcript as Python's `len(str.split())` counts them (voice-metrics.md §3.8). */
+export function countWords(transcript: string): number {
+  return pySplit(transcript).length;
 }

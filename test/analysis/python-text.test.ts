@@ -1,7 +1,6 @@
 // Python-compatible formatting and whitespace rules (voice-metrics.md §7).
 import { describe, expect, it } from "vitest";
-import { owesReply } from "../../src/metrics/detectors.js";
-import { fmt2, pySplit, pyStrip } from "../../src/metrics/python-format.js";
+import { countWords, fmt2, pySplit, pyStrip } from "../../src/analysis/python-text.js";
 
 describe("fmt2 (Python {:.2f})", () => {
   it.each([
@@ -17,9 +16,7 @@ describe("Python whitespace", () => {
     expect(pySplit("  ")).toEqual([]);
   });
   it("strip", () => expect(pyStrip("\u0085 hi \u001f")).toBe("hi"));
-});
-
-describe("owesReply (voice-metrics.md §5.5)", () => {
-  it.each(["no thanks", "THANK YOU!!!", "Goodbye. ", "  bye..!.", "okay bye."])("%j owes nothing", (c) => expect(owesReply(c)).toBe(false));
-  it.each(["Thanks?", "bye !", "that’s all", ""])("%j owes a reply", (c) => expect(owesReply(c)).toBe(true));
+  it("countWords is len(str.split())", () => {
+    expect(["", "  ", "one", " a  b\tc\u2028d ", "a\ufeffb c"].map(countWords)).toEqual([0, 0, 1, 4, 2]);
+  });
 });
