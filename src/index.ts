@@ -1,17 +1,75 @@
-// The public library API of voxmetrics.
-export * from "./model/index.js";
-export * from "./audio/index.js";
-export { CallAnalysis, type CallAnalysisOptions, type ClipAnalysis } from "./analysis/call.js";
-export { analyzeParity } from "./analysis/parity.js";
-export * from "./analysis/types.js";
-export * from "./timeline/index.js";
-export * from "./metrics/index.js";
-export { scoreTestCase, type ScoreOptions, type ScoreResult, type TurnRecord } from "./score.js";
-export { analyzeFile, type AnalyzeFileOptions, type AnalyzeFileResult, type MeasurementSet } from "./analyze-file.js";
-export { loadDeepevalJsonFile, parseDeepevalJsonText, localAudioResolver } from "./ingest/deepeval-json.js";
-export { analyzeAcoustics, analyzeLoudness, createLoudnessMeter, type AcousticsBlock, type LoudnessBlock } from "./analysis/acoustics.js";
-export { resolveAcousticsOptions, DEFAULT_ACOUSTICS_OPTIONS, type AcousticsOptions } from "./analysis/acoustics-options.js";
+// The public library API of voxmetrics, named export by export so that no internal helper leaks out.
+
+// The data model (deepeval's Audio, Turn, ConversationalTestCase) and its JSON codec.
+export { Audio, AudioValidationError, type AudioInit } from "./model/audio.js";
+export { parseTestCaseText, testCaseFromJson, testCaseToJson, type CodecOptions, type CompatMode, type ParsedTestCase } from "./model/codec.js";
+export { VoxError, type ErrorCode } from "./model/errors.js";
+export { createTestCase, type ConversationalTestCase, type Role, type Turn } from "./model/test-case.js";
+
+// Decoding and writing audio.
+export { decodeAudio, type DecodeOptions } from "./audio/decode.js";
+export { DecodeError } from "./audio/errors.js";
+export type { DecodedAudio } from "./audio/types.js";
+export { writeWavPcm16 } from "./audio/wav-writer.js";
+
+// Measurements: deepeval's parity set, the standards set, overlap between two parties.
+export { analyzeAcoustics, analyzeLoudness, createLoudnessMeter, type AcousticsBlock, type AcousticsLoudnessMeter, type LoudnessBlock } from "./analysis/acoustics.js";
+export { DEFAULT_ACOUSTICS_OPTIONS, resolveAcousticsOptions, type AcousticsOptions } from "./analysis/acoustics-options.js";
+export { CallAnalysis, type CallAnalysisOptions, type ClipAnalysis, type LoadedCall } from "./analysis/call.js";
 export { measureOverlap, type OverlapStats } from "./analysis/overlap.js";
-export * from "./ingest/index.js";
-export * from "./pool/index.js";
-export * from "./report/index.js";
+export { analyzeParity } from "./analysis/parity.js";
+export { isMeasurementError, type ClipMeasurements, type MeasurementError, type ParityMeasurements } from "./analysis/types.js";
+
+// The call timeline and the seven metrics.
+export { buildTimeline, findTransitions, latencySummaryMs, responseLatenciesMs, type TimelineEntry, type Transition, type TransitionKind } from "./timeline/index.js";
+export {
+  AgentResponsivenessMetric,
+  AudioIntegrityMetric,
+  BaseVoiceMetric,
+  createMetrics,
+  DEFAULT_METRIC_OPTIONS,
+  evaluate,
+  METRICS,
+  SpeechIntelligibilityMetric,
+  TurnTakingNaturalnessMetric,
+  VoiceConsistencyMetric,
+  VoiceNaturalnessMetric,
+  VoiceReliabilityMetric,
+  type MetricOptions,
+  type MetricResult,
+  type TestResult,
+} from "./metrics/index.js";
+
+// Reading calls: every input format, and deepeval JSON files directly.
+export { loadDeepevalJsonFile, parseDeepevalJsonText, type DeepevalJsonOptions } from "./ingest/deepeval-json.js";
+export { discoverCalls, loadCall } from "./ingest/index.js";
+export { DEFAULT_INGEST_OPTIONS, INPUT_FORMATS, type AgentChannel, type CallRef, type Discovery, type IngestOptions, type InputFormat } from "./ingest/types.js";
+
+// The scoring pipeline: a test case, a call, an audio file, a call's timeline; and whole archives.
+export {
+  analyzeFile,
+  analyzeFileAt,
+  DEFAULT_ANALYZE_FILE_OPTIONS,
+  DEFAULT_SCORE_OPTIONS,
+  MEASUREMENT_SETS,
+  resolveAnalyzeFileOptions,
+  resolveScoreOptions,
+  scoreCall,
+  scoreTestCase,
+  timelineOfCall,
+  type AnalyzeFileOptions,
+  type AnalyzeFileResult,
+  type CallReadOptions,
+  type CallTimeline,
+  type MeasurementSet,
+  type RecordError,
+  type ResultRecord,
+  type ScoreOptions,
+  type ScoreOptionsInput,
+  type ScoreResult,
+  type ScoreTask,
+  type TimelineRecord,
+  type TurnRecord,
+} from "./scoring/index.js";
+export type { PoolOptions } from "./pool/index.js";
+export { formatSummaryTable, scoreArchive, type MetricSummary, type RunSummary, type ScoreArchiveOptions, type ScoreArchiveResult } from "./report/index.js";

@@ -1,10 +1,9 @@
 // `voxmetrics score <inputs...>`: scores archives through the worker pool into JSONL, summary and CSV, with progress and resume.
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
-import { Command, InvalidArgumentError, Option } from "commander";
-import { INPUT_FORMATS, formatSummaryTable, scoreArchive, type AgentChannel, type InputFormat, type RunSummary } from "../index.js";
-import type { CompatMode } from "../index.js";
-import { defaultWorkerCount } from "../pool/index.js";
+import { Command } from "commander";
+import { formatSummaryTable, scoreArchive, type AgentChannel, type CompatMode, type InputFormat, type RunSummary } from "../index.js";
+import { agentChannelOption, compatOption, inputFormatOption, parseNumber, thresholdOption, workersOption } from "./options.js";
 
 interface ScoreFlags {
   out?: string;
@@ -32,16 +31,6 @@ const EXIT_GATE_FAILED = 2;
 const TTY_REDRAW_MS = 200;
 const PIPE_LINE_MS = 2000;
 
-function parseNumber(min: number, integer: boolean) {
-  return (value: string): number => {
-    const n = Number(value);
-    if (!Number.isFinite(n) || n < min || (integer && !Number.isInteger(n))) {
-      throw new InvalidArgumentError(`expected ${integer ? "an integer" : "a number"} ≥ ${min}, got "${value}"`);
-    }
-    return n;
-  };
-}
-
 export function registerScoreCommand(program: Command): void {
   program
     .command("score")
@@ -49,16 +38,16 @@ export function registerScoreCommand(program: Command): void {
     .argument("<inputs...>", "files or folders (folders are recursed, each file dispatched by kind)")
     .option("-o, --out <file.jsonl>", "results, one JSON line per call (default: stdout)")
     .option("--metrics <list>", "comma list of metric names or ids (default: all seven)")
-    .option("--threshold <n>", "threshold for every metric", parseNumber(0, false), 0.5)
+    .addOption(thresholdOption())
     .option("--strict", "strict mode for every metric")
-    .addOption(new Option("--compat <mode>", "audio acceptance: 'deepeval' accepts exactly what deepeval accepts").choices(["voxmetrics", "deepeval"]).default("voxmetrics"))
-    .option("--workers <n>", "worker threads (0 = score in the main thread)", parseNumber(0, true), defaultWorkerCount())
+    .addOption(compatOption("audio acceptance: 'deepeval' accepts exactly what deepeval accepts"))
+    .addOption(workersOption())
     .option("--summary <file.json>", "aggregate per metric (mean, p50, p95, pass rate, skipped, errors), written atomically")
     .option("--csv <file.csv>", "one row per call and metric")
     .option("--resume", "skip calls whose id is already in --out; append the rest")
     .option("--fail-under <n>", "exit 2 if any metric's mean score is below n", parseNumber(0, false))
-    .addOption(new Option("--input-format <format>", "read every input as this format instead of detecting it").choices([...INPUT_FORMATS]))
-    .addOption(new Option("--agent-channel <side>", "agent side of dual-channel recordings (the caller is on the other)").choices(["left", "right"]).default("right"))
+    .addOption(inputFormatOption("read every input as this format instead of detecting it"))
+    .addOption(agentChannelOption("agent side of dual-channel recordings (the caller is on the other)"))
     .option("--no-infer-start-times", "do not recover deepeval simulation start times from deepeval-conversation.wav")
     .option("--acoustics", "add the standards-set acoustics block to every turn")
     .option("--progress", "show progress on stderr even when it is not a terminal")
@@ -85,7 +74,7 @@ async function runScore(inputs: string[], flags: ScoreFlags): Promise<number> {
       summary: flags.summary ?? null,
       csv: flags.csv ?? null,
       resume: flags.resume,
-      ingest: { compat: flags.compat, inputFormat: flags.inputFormat, agentChannel: flags.agentChannel, inferStartTimes: flags.inferStartTimes },
+      ingest: { inputFormat: flags.inputFormat, agentChannel: flags.agentChannel, inferStartTimes: flags.inferStartTimes },
       score: {
         metrics: flags.metrics ? flags.metrics.split(",").map((m) => m.trim()).filter(Boolean) : undefined,
         threshold: flags.threshold,

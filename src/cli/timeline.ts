@@ -1,7 +1,7 @@
 // `voxmetrics timeline <input>`: a call's reconstructed timeline, its transitions and response latencies.
-import { Command, Option } from "commander";
-import { discoverCalls, INPUT_FORMATS, loadCall, type AgentChannel, type InputFormat } from "../index.js";
-import { buildTimeline, CallAnalysis, findTransitions, latencySummaryMs, responseLatenciesMs, type CompatMode } from "../index.js";
+import { Command } from "commander";
+import { discoverCalls, timelineOfCall, type AgentChannel, type CompatMode, type InputFormat } from "../index.js";
+import { agentChannelOption, compatOption, inputFormatOption } from "./options.js";
 
 interface TimelineFlags {
   id?: string;
@@ -18,9 +18,9 @@ export function registerTimelineCommand(program: Command): void {
     .argument("<input>", "a call file or folder (any format `score` reads)")
     .option("--id <id>", "which call, when the input holds several (default: the first)")
     .option("--json", "JSON output (interfaces.md), the default when stdout is not a terminal")
-    .addOption(new Option("--compat <mode>", "audio acceptance").choices(["voxmetrics", "deepeval"]).default("voxmetrics"))
-    .addOption(new Option("--input-format <format>", "read the input as this format").choices([...INPUT_FORMATS]))
-    .addOption(new Option("--agent-channel <side>", "agent side of dual-channel recordings").choices(["left", "right"]).default("right"))
+    .addOption(compatOption("audio acceptance"))
+    .addOption(inputFormatOption("read the input as this format"))
+    .addOption(agentChannelOption("agent side of dual-channel recordings"))
     .action((input: string, flags: TimelineFlags) => {
       process.exitCode = printTimeline(input, flags);
     });
@@ -34,21 +34,17 @@ function printTimeline(input: string, flags: TimelineFlags): number {
     process.stderr.write(`voxmetrics: ${flags.id ? `no call "${flags.id}" in ${input}${known ? ` (calls: ${known})` : ""}` : `no call found in ${input}`}\n`);
     return 1;
   }
-  const { testCase, warnings } = loadCall(ref, { compat: flags.compat, agentChannel: flags.agentChannel });
+  const { record, untimedTurns, warnings } = timelineOfCall(ref, { compat: flags.compat, agentChannel: flags.agentChannel });
   for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
-  const analysis = new CallAnalysis(testCase, { compat: flags.compat });
-  const entries = buildTimeline(testCase.turns, (i) => analysis.clip(i)?.timelineDuration ?? null);
-  const transitions = findTransitions(entries);
-  const latency = latencySummaryMs(responseLatenciesMs(transitions, entries));
-  const untimed = testCase.turns.filter((t) => t.audio && t.audio.start_time === null).length;
   if (flags.json || !process.stdout.isTTY) {
-    process.stdout.write(`${JSON.stringify({ id: ref.id, entries, transitions, latency_ms: latency })}\n`);
+    process.stdout.write(`${JSON.stringify(record)}\n`);
     return 0;
   }
+  const { entries, transitions, latency_ms: latency } = record;
   const s = (x: number) => x.toFixed(3).padStart(8);
   const lines = [`${ref.id} (${ref.format})`, ""];
   for (const e of entries) lines.push(`  ${s(e.start_time)} → ${s(e.end_time)}  turn ${String(e.turn_index).padStart(3)}  ${e.role}`);
-  if (untimed > 0) lines.push(`  (${untimed} turn(s) with audio but no start_time are not on the timeline)`);
+  if (untimedTurns > 0) lines.push(`  (${untimedTurns} turn(s) with audio but no start_time are not on the timeline)`);
   lines.push("", "transitions:");
   for (const t of transitions) lines.push(`  turn ${t.from_turn} → ${t.to_turn}  ${t.kind.padEnd(13)} ${(t.gap_seconds * 1000).toFixed(0).padStart(6)} ms`);
   if (transitions.length === 0) lines.push("  (none)");

@@ -1,4 +1,4 @@
-// The Piscina worker pool: short calls batched into tasks, the wasm module compiled once and handed to every worker, results streamed back.
+// The Piscina worker pool: threads, batching, retries and worker lifecycle; the wasm module compiled once and handed to every worker, outcomes streamed back.
 import { existsSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -6,13 +6,11 @@ import { fileURLToPath } from "node:url";
 import type { ResourceLimits } from "node:worker_threads";
 import { Piscina } from "piscina";
 import { getWasmModule } from "../dsp/wasm.js";
-import type { CallRef, IngestOptions } from "../ingest/types.js";
+import type { CallRef } from "../ingest/types.js";
 import { VoxError } from "../model/errors.js";
-import { toOutcome, type CallOutcome } from "./record.js";
-import type { ScoreOptions } from "../score.js";
-import { errorRecord, scoreCall, type BatchTask, type ScoreTask } from "./score-call.js";
-import { appendLines } from "./append.js";
+import { appendRecordLines, errorRecord, scoreBatch, toOutcome, type BatchTask, type CallOutcome, type CallReadOptions, type ScoreOptions } from "../scoring/index.js";
 
+/** Every option of the pool; defaults in DEFAULT_POOL_OPTIONS. */
 export interface PoolOptions {
   /**
    * Worker threads; 0 scores in the calling thread (no pool).
@@ -47,6 +45,27 @@ export interface PoolOptions {
   signal?: AbortSignal;
 }
 
+/** The defaults of the numeric pool options (`workers` is this machine's core count). */
+export const DEFAULT_POOL_OPTIONS: Readonly<Required<Pick<PoolOptions, "workers" | "tasksPerWorker" | "maxCallsPerTask" | "retries">>> = Object.freeze({
+  workers: availableParallelism(),
+  tasksPerWorker: 2,
+  maxCallsPerTask: 16,
+  retries: 1,
+});
+
+/** Defaults overlaid with `partial`; a count out of range is an INVALID_OPTION naming the option. */
+export function resolvePoolOptions(partial: PoolOptions = {}): PoolOptions & typeof DEFAULT_POOL_OPTIONS {
+  const o = { ...partial, ...DEFAULT_POOL_OPTIONS };
+  for (const key of Object.keys(DEFAULT_POOL_OPTIONS) as Array<keyof typeof DEFAULT_POOL_OPTIONS>) {
+    const v = partial[key];
+    if (v === undefined) continue;
+    const min = key === "workers" || key === "retries" ? 0 : 1;
+    if (!Number.isInteger(v) || v < min) throw new VoxError("INVALID_OPTION", `must be an integer ≥ ${min}, got ${String(v)}`, { field: key });
+    o[key] = v;
+  }
+  return o;
+}
+
 /**
  * A small young generation per worker. Calls allocate their audio outside the JS heap and leave
  * little alive between them, so frequent small scavenges cost nothing extra, while V8's default
@@ -64,7 +83,6 @@ const IDLE_TIMEOUT_MS = 30_000;
  * tasks finish close together.
  */
 const TARGET_TASK_MS = 50;
-const DEFAULT_MAX_CALLS_PER_TASK = 16;
 
 /**
  * The compiled worker. A .ts worker does not inherit tsx on Node 20, so even when this module runs
@@ -77,11 +95,6 @@ export function defaultWorkerFile(): string {
   return file;
 }
 
-/** Default worker count: every core. */
-export function defaultWorkerCount(): number {
-  return availableParallelism();
-}
-
 /** A started pool: its workers boot (load the engine, instantiate the wasm) as soon as it exists. */
 export interface ScoringPool {
   /** Worker threads (0 scores in the calling thread). */
@@ -92,15 +105,16 @@ export interface ScoringPool {
 
 interface PoolState extends ScoringPool {
   readonly piscina: Piscina | null;
-  readonly options: PoolOptions;
+  readonly options: ReturnType<typeof resolvePoolOptions>;
 }
 
 /**
  * Start the workers now, so that they boot while the caller does other work (discovering the
  * archive, say); hand the pool to `runCalls` and close it when done.
  */
-export function startPool(pool: PoolOptions = {}): ScoringPool {
-  const workers = pool.workers ?? defaultWorkerCount();
+export function startPool(options: PoolOptions = {}): ScoringPool {
+  const pool = resolvePoolOptions(options);
+  const workers = pool.workers;
   const piscina =
     workers === 0
       ? null
@@ -120,6 +134,13 @@ export function startPool(pool: PoolOptions = {}): ScoringPool {
   return state;
 }
 
+/** What every call of a run shares: how calls are read, the resolved score options and the results file workers append to. */
+export interface RunOptions {
+  ingest: CallReadOptions;
+  score: ScoreOptions;
+  appendTo?: string;
+}
+
 /**
  * Score every call, calling `onResult` as each finishes (in completion order). At most
  * workers × tasksPerWorker tasks are in flight, so memory does not grow with the archive. With
@@ -130,7 +151,7 @@ export function startPool(pool: PoolOptions = {}): ScoringPool {
  */
 export async function runCalls(
   refs: Iterable<CallRef>,
-  options: { ingest: IngestOptions; score: ScoreOptions; appendTo?: string },
+  options: RunOptions,
   pool: PoolOptions | ScoringPool,
   onResult: (outcome: CallOutcome) => void,
 ): Promise<{ interrupted: boolean }> {
@@ -150,33 +171,34 @@ function isStarted(pool: PoolOptions | ScoringPool): pool is ScoringPool {
 async function runOnPool(
   state: PoolState,
   refs: Iterable<CallRef>,
-  options: { ingest: IngestOptions; score: ScoreOptions; appendTo?: string },
+  options: RunOptions,
   onResult: (outcome: CallOutcome) => void,
 ): Promise<{ interrupted: boolean }> {
   const { piscina, options: pool } = state;
   const iterator = refs[Symbol.iterator]();
   const { appendTo } = options;
-  // Records made here (inline scoring, crash records) are appended like the workers' ones.
-  const deliver = (outcome: CallOutcome) => {
-    if (appendTo !== undefined && outcome.line !== null) {
-      appendLines(appendTo, [outcome.line]);
-      outcome.line = null;
-    }
-    onResult(outcome);
-  };
-
   if (piscina === null) {
+    // Inline: the calls are scored one by one in this thread, as a worker scores its tasks.
     for (let next = iterator.next(); !next.done; next = iterator.next()) {
       if (pool.signal?.aborted) return { interrupted: true };
-      const task: ScoreTask = { ref: next.value, ingest: options.ingest, score: options.score };
-      deliver(toOutcome(scoreCall(task)));
+      scoreBatch({ refs: [next.value], ingest: options.ingest, score: options.score, appendTo }).forEach(onResult);
       await new Promise((r) => setImmediate(r));
     }
     return { interrupted: false };
   }
 
-  const retries = pool.retries ?? 1;
-  const maxCalls = Math.max(1, pool.maxCallsPerTask ?? DEFAULT_MAX_CALLS_PER_TASK);
+  // A crashed call's record is made here, and appended like the workers' ones.
+  const recordCrash = (ref: CallRef, attempts: number, why: string) => {
+    const outcome = toOutcome(errorRecord(ref, new VoxError("WORKER_CRASHED", `the worker scoring this call died ${attempts} time(s) (${why})`, { file: ref.displayPath })));
+    if (appendTo !== undefined) {
+      appendRecordLines(appendTo, [outcome.line!]);
+      outcome.line = null;
+    }
+    onResult(outcome);
+  };
+
+  const retries = pool.retries;
+  const maxCalls = pool.maxCallsPerTask;
   let timedCalls = 0;
   let timedMs = 0;
   // Until a call has been timed, each task holds one call.
@@ -198,8 +220,7 @@ async function runOnPool(
         outcomes = await run([ref]);
       } catch (err) {
         if (attempt < retries) continue;
-        const why = err instanceof Error ? err.message : String(err);
-        deliver(toOutcome(errorRecord(ref, new VoxError("WORKER_CRASHED", `the worker scoring this call died ${attempt + 1} time(s) (${why})`, { file: ref.displayPath }))));
+        recordCrash(ref, attempt + 1, err instanceof Error ? err.message : String(err));
         return;
       }
       outcomes.forEach((outcome) => onResult(outcome));
@@ -220,7 +241,7 @@ async function runOnPool(
     outcomes.forEach((outcome) => onResult(outcome));
   };
 
-  const limit = state.workers * (pool.tasksPerWorker ?? 2);
+  const limit = state.workers * pool.tasksPerWorker;
   const inFlight = new Set<Promise<void>>();
   let exhausted = false;
   while (!pool.signal?.aborted) {

@@ -1,6 +1,6 @@
 // Results as CSV: one row per call and metric (one row for an error record), streamed to a temporary file and renamed at the end.
 import { closeSync, openSync, renameSync, writeSync } from "node:fs";
-import type { RecordDigest } from "../pool/record.js";
+import type { RecordDigest } from "../scoring/record.js";
 
 export const CSV_COLUMNS = [
   "id",

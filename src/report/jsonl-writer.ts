@@ -1,6 +1,6 @@
-// Resumable results JSONL: one complete line per call, appended as calls finish; --resume reads back the ids already done.
-import { closeSync, existsSync, fstatSync, ftruncateSync, openSync, readSync, writeSync } from "node:fs";
-import { isResultRecord, type ResultRecord } from "../pool/record.js";
+// Resumable results JSONL: one complete line per call, appended as calls finish (by whichever thread scored it); --resume reads back the ids already done.
+import { closeSync, existsSync, fstatSync, ftruncateSync, openSync, readSync } from "node:fs";
+import { appendRecordLines, isResultRecord, type ResultRecord } from "../scoring/record.js";
 
 /** Bytes read at a time when scanning an existing results file. */
 const SCAN_CHUNK = 1 << 20;
@@ -43,14 +43,15 @@ export function scanResults(path: string, visit: (record: ResultRecord) => void)
   }
 }
 
-/** Appends records to a file (each as one synchronous write of a whole line) or to stdout. */
+/**
+ * The results of a run: a file that every thread appends whole lines to (appendRecordLines, one
+ * O_APPEND write per batch: workers append their own records, this thread the rest), or stdout.
+ */
 export class ResultWriter {
-  /** File descriptor, or null for stdout (written through the stream: a pipe's fd may be non-blocking). */
-  private readonly fd: number | null;
-
-  private constructor(fd: number | null) {
-    this.fd = fd;
-  }
+  private constructor(
+    /** The results file, or null for stdout (written through the stream: a pipe's fd may be non-blocking). */
+    readonly path: string | null,
+  ) {}
 
   /**
    * Open the results file. With `resume`, existing complete records are streamed to `visitExisting`
@@ -64,26 +65,15 @@ export class ResultWriter {
       const fd = openSync(path, "r+");
       ftruncateSync(fd, validEnd);
       closeSync(fd);
-      return new ResultWriter(openSync(path, "a"));
+    } else {
+      closeSync(openSync(path, "w"));
     }
-    return new ResultWriter(openSync(path, "w"));
+    return new ResultWriter(path);
   }
 
   /** Append one record given as its JSON text (no line break). */
   writeLine(json: string): void {
-    if (this.fd === null) {
-      process.stdout.write(json + "\n");
-      return;
-    }
-    // The string is written as is (no Buffer per record); a short write, rare on files, finishes from bytes.
-    const text = json + "\n";
-    const written = writeSync(this.fd, text);
-    if (written === Buffer.byteLength(text)) return;
-    const line = Buffer.from(text, "utf8");
-    for (let done = written; done < line.length; ) done += writeSync(this.fd, line, done, line.length - done);
-  }
-
-  close(): void {
-    if (this.fd !== null) closeSync(this.fd);
+    if (this.path === null) process.stdout.write(json + "\n");
+    else appendRecordLines(this.path, [json]);
   }
 }

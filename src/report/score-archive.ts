@@ -1,11 +1,10 @@
 // Scores a whole archive: discovery, the pool, the resumable JSONL, then the atomic summary and the CSV.
 import { resolve } from "node:path";
 import { discoverCalls } from "../ingest/index.js";
-import type { CallRef, Discovery, IngestOptions } from "../ingest/types.js";
+import type { CallRef, Discovery } from "../ingest/types.js";
 import { VoxError } from "../model/errors.js";
-import { runCalls, startPool, type PoolOptions, type ScoringPool } from "../pool/pool.js";
-import type { RecordDigest } from "../pool/record.js";
-import type { ScoreOptions } from "../score.js";
+import { runCalls, startPool, type PoolOptions, type ScoringPool } from "../pool/index.js";
+import { resolveScoreOptions, type CallReadOptions, type RecordDigest, type ScoreOptions, type ScoreOptionsInput } from "../scoring/index.js";
 import { writeFileAtomic } from "./atomic.js";
 import { CsvWriter } from "./csv.js";
 import { ResultWriter } from "./jsonl-writer.js";
@@ -21,8 +20,9 @@ export interface ScoreArchiveOptions {
   csv?: string | null;
   /** Skip calls whose id is already in `out`; append the rest. */
   resume?: boolean;
-  ingest?: IngestOptions;
-  score?: ScoreOptions;
+  /** How calls are found and read (compat is a score option: it governs reading and analysis alike). */
+  ingest?: CallReadOptions;
+  score?: ScoreOptionsInput;
   pool?: PoolOptions;
   /** Called once discovery is done (before any scoring). */
   onDiscovered?: (discovery: Discovery, alreadyDone: number) => void;
@@ -44,18 +44,19 @@ export interface ScoreArchiveResult {
 export async function scoreArchive(options: ScoreArchiveOptions): Promise<ScoreArchiveResult> {
   const t0 = performance.now();
   if (options.resume && !options.out) throw new VoxError("INVALID_OPTION", "--resume needs --out <file.jsonl> (results on stdout cannot be resumed)");
+  const score = resolveScoreOptions(options.score);
   const outputs = [options.out, options.summary, options.csv].filter((p): p is string => Boolean(p)).map((p) => resolve(p));
-  const ingest = { ...options.ingest, exclude: [...(options.ingest?.exclude ?? []), ...outputs] };
+  const ingest: CallReadOptions = { ...options.ingest, exclude: [...(options.ingest?.exclude ?? []), ...outputs] };
   // The workers boot (engine, wasm) while this thread walks the archive.
   const pool = startPool(options.pool);
   try {
-    return await scoreDiscovered(options, ingest, pool, t0);
+    return await scoreDiscovered(options, ingest, score, pool, t0);
   } finally {
     await pool.close();
   }
 }
 
-async function scoreDiscovered(options: ScoreArchiveOptions, ingest: IngestOptions, pool: ScoringPool, t0: number): Promise<ScoreArchiveResult> {
+async function scoreDiscovered(options: ScoreArchiveOptions, ingest: CallReadOptions, score: ScoreOptions, pool: ScoringPool, t0: number): Promise<ScoreArchiveResult> {
   const discovery = discoverCalls(options.inputs, ingest);
 
   const totals = new SummaryAccumulator();
@@ -86,7 +87,7 @@ async function scoreDiscovered(options: ScoreArchiveOptions, ingest: IngestOptio
   try {
     // Workers append records to a results file themselves; only stdout goes through this thread.
     const appendTo = options.out ? resolve(options.out) : undefined;
-    ({ interrupted } = await runCalls(todo, { ingest, score: options.score ?? {}, appendTo }, pool, ({ line, digest }) => {
+    ({ interrupted } = await runCalls(todo, { ingest, score, appendTo }, pool, ({ line, digest }) => {
       if (done.has(digest.id)) return;
       if (line !== null) writer.writeLine(line);
       account(digest);
@@ -94,7 +95,6 @@ async function scoreDiscovered(options: ScoreArchiveOptions, ingest: IngestOptio
       options.onRecord?.(digest);
     }));
   } finally {
-    writer.close();
     summary = totals.summary((performance.now() - t0) / 1000);
     if (options.summary) writeFileAtomic(options.summary, JSON.stringify(summary, null, 2) + "\n");
     csv?.finish();

@@ -1,6 +1,6 @@
 // Aggregates result records into the summary of interfaces.md (per metric: count, skipped, errors, mean, p50, p95, pass rate).
-import { percentile } from "../timeline/index.js";
-import type { RecordDigest } from "../pool/record.js";
+import { percentile } from "../analysis/percentile.js";
+import type { RecordDigest } from "../scoring/record.js";
 
 export interface MetricSummary {
   count: number;

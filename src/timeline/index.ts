@@ -1,4 +1,5 @@
 // The call timeline (voice-metrics.md §4.3): clips placed by start_time and duration, and the transitions between speakers.
+import { percentile } from "../analysis/percentile.js";
 import type { Role, Turn } from "../model/test-case.js";
 
 export interface TimelineEntry {
@@ -61,17 +62,6 @@ export function findTransitions(entries: readonly TimelineEntry[]): Transition[]
     out.push({ from_turn: cur.turn_index, to_turn: next.turn_index, kind, gap_seconds: gap });
   }
   return out;
-}
-
-/** Linear-interpolation percentile (acoustics.md §7.2); null for an empty list. */
-export function percentile(sorted: readonly number[], p: number): number | null {
-  const n = sorted.length;
-  if (n === 0) return null;
-  if (n === 1) return sorted[0];
-  const r = ((n - 1) * p) / 100;
-  const lo = Math.floor(r);
-  const hi = Math.ceil(r);
-  return sorted[lo] + (r - lo) * (sorted[hi] - sorted[lo]);
 }
 
 /** Response latencies (ms) of user→assistant transitions: assistant start − user end (negative kept). */

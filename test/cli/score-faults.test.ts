@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decodeAudio, writeWavPcm16 } from "../../src/audio/index.js";
-import type { ResultRecord } from "../../src/pool/record.js";
+import type { ResultRecord } from "../../src/scoring/record.js";
 import { REPO_ROOT } from "../helpers/shared.js";
 import { ensureBuilt } from "../pool/dist.js";
 import { runCli } from "./score-program.js";

@@ -5,7 +5,8 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { discoverCalls, type CallRef } from "../../src/ingest/index.js";
 import { runCalls } from "../../src/pool/index.js";
-import type { ResultRecord } from "../../src/pool/record.js";
+import { DEFAULT_SCORE_OPTIONS } from "../../src/scoring/options.js";
+import type { ResultRecord } from "../../src/scoring/record.js";
 import { REPO_ROOT } from "../helpers/shared.js";
 import { ensureBuilt } from "./dist.js";
 
@@ -17,7 +18,7 @@ afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 async function collect(refs: CallRef[], pool: Parameters<typeof runCalls>[2]): Promise<ResultRecord[]> {
   const out: ResultRecord[] = [];
-  await runCalls(refs, { ingest: {}, score: {} }, pool, (o) => {
+  await runCalls(refs, { ingest: {}, score: DEFAULT_SCORE_OPTIONS }, pool, (o) => {
     expect(o.digest.id).toBe(JSON.parse(o.line!).id);
     out.push(JSON.parse(o.line!) as ResultRecord);
   });
@@ -41,7 +42,7 @@ describe("runCalls", () => {
     const doomed = { ...calls[0], id: `${calls[0].id}#crash-always` };
     const refs = [...calls, doomed];
     const digests: string[] = [];
-    await runCalls(refs, { ingest: {}, score: {}, appendTo: file }, { workers: 2, workerFile: CRASHING_WORKER }, (o) => {
+    await runCalls(refs, { ingest: {}, score: DEFAULT_SCORE_OPTIONS, appendTo: file }, { workers: 2, workerFile: CRASHING_WORKER }, (o) => {
       expect(o.line).toBeNull();
       digests.push(o.digest.id);
     });
@@ -96,7 +97,7 @@ describe("runCalls", () => {
   it("stops scheduling when aborted and reports the interruption", async () => {
     const abort = new AbortController();
     const seen: string[] = [];
-    const { interrupted } = await runCalls(calls, { ingest: {}, score: {} }, { workers: 1, signal: abort.signal }, (o) => {
+    const { interrupted } = await runCalls(calls, { ingest: {}, score: DEFAULT_SCORE_OPTIONS }, { workers: 1, signal: abort.signal }, (o) => {
       seen.push(o.digest.id);
       abort.abort();
     });

@@ -3,7 +3,7 @@ import { appendFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmS
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import type { ResultRecord } from "../../src/pool/record.js";
+import type { ResultRecord } from "../../src/scoring/record.js";
 import { CsvWriter, csvRows, formatSummaryTable, ResultWriter, SummaryAccumulator, writeFileAtomic } from "../../src/report/index.js";
 
 const tmp = mkdtempSync(join(tmpdir(), "vx-report-"));
@@ -27,15 +27,13 @@ describe("ResultWriter", () => {
     const w = ResultWriter.open(path, false);
     w.writeLine(JSON.stringify(ok("a#0", {})));
     w.writeLine(JSON.stringify(failed("b")));
-    w.close();
     appendFileSync(path, '{"id": "c#0", "status": "o');
     const seen: string[] = [];
     const again = ResultWriter.open(path, true, (r) => seen.push(r.id));
     expect(seen).toEqual(["a#0", "b"]);
     again.writeLine(JSON.stringify(ok("c#0", {})));
-    again.close();
     expect(readFileSync(path, "utf8").trim().split("\n").map((l) => JSON.parse(l).id)).toEqual(["a#0", "b", "c#0"]);
-    ResultWriter.open(path, false).close();
+    ResultWriter.open(path, false);
     expect(readFileSync(path, "utf8")).toBe("");
   });
 });

@@ -1,8 +1,12 @@
-// The result record of `score` (interfaces.md): one JSON line per call, ok or error; produced by the pool, written by report.
+// The result record of `score` (interfaces.md): one JSON line per call, ok or error, and the one append of such lines to a results file.
+//
+// The append lives with the record rather than in report/ because the workers (pool/, below report
+// in the layers) write their own records; report's JSONL writer appends through it too.
+import { closeSync, openSync, writeSync } from "node:fs";
+import type { InputFormat } from "../ingest/types.js";
 import type { MetricResult } from "../metrics/base-metric.js";
 import type { ErrorCode } from "../model/errors.js";
-import type { TurnRecord } from "../score.js";
-import type { InputFormat } from "../ingest/types.js";
+import type { TurnRecord } from "./score-test-case.js";
 
 export interface RecordError {
   code: ErrorCode;
@@ -13,7 +17,8 @@ export interface RecordError {
 export interface ResultRecord {
   id: string;
   name: string | null;
-  source: { format: InputFormat; path: string };
+  /** The format of the input as detected (null when nothing could be detected, e.g. a missing path). */
+  source: { format: InputFormat | null; path: string };
   status: "ok" | "error";
   error: RecordError | null;
   metrics?: Record<string, MetricResult>;
@@ -55,3 +60,32 @@ export function toOutcome(record: ResultRecord): CallOutcome {
   }
   return { line: JSON.stringify(record), digest };
 }
+
+/**
+ * Append whole lines (each without its line break) to the results file `path` in a single write.
+ * Writes to a regular file opened with O_APPEND land whole at the end even when several workers
+ * append at once; the loop only finishes a short write (a full disk, say), which then surfaces as
+ * the error it is.
+ */
+export function appendRecordLines(path: string, lines: string[]): void {
+  if (lines.length === 0) return;
+  // Encoded line by line into a buffer this thread reuses: no joined copy of the text, and no fresh
+  // memory to fault in for every batch.
+  let bound = 0;
+  for (const line of lines) bound += line.length * 3 + 1;
+  if (encoded.length < bound) encoded = Buffer.allocUnsafeSlow(Math.max(bound, 2 * encoded.length));
+  let length = 0;
+  for (const line of lines) {
+    length += encoded.write(line, length, "utf8");
+    encoded[length++] = 0x0a;
+  }
+  const fd = openSync(path, "a");
+  try {
+    for (let done = 0; done < length; ) done += writeSync(fd, encoded, done, length - done);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The encoding buffer of appendRecordLines (3 bytes per UTF-16 unit bound every line). */
+let encoded = Buffer.alloc(0);

@@ -4,9 +4,9 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { scoreArchive, writeWavPcm16 } from "../src/index.js";
-import type { ResultRecord } from "../src/pool/record.js";
-import { buildWav } from "./audio/wav-builder.js";
+import { scoreArchive, writeWavPcm16 } from "../../src/index.js";
+import type { ResultRecord } from "../../src/scoring/record.js";
+import { buildWav } from "../audio/wav-builder.js";
 
 const dir = mkdtempSync(join(tmpdir(), "vox-badclips-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

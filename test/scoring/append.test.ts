@@ -1,15 +1,15 @@
-// appendLines: whole lines appended in one write, any text (multi-byte UTF-8, astral characters), batch after batch.
+// appendRecordLines: whole lines appended in one write, any text (multi-byte UTF-8, astral characters), batch after batch.
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { appendLines } from "../../src/pool/append.js";
+import { appendRecordLines } from "../../src/scoring/record.js";
 import { seededRandom } from "../helpers/random.js";
 
 const dir = mkdtempSync(join(tmpdir(), "vox-append-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-describe("appendLines", () => {
+describe("appendRecordLines", () => {
   it("appends each batch's lines, each ended by a line break, exactly as written", () => {
     const path = join(dir, "out.jsonl");
     const rnd = seededRandom(5);
@@ -20,10 +20,10 @@ describe("appendLines", () => {
       const lines = Array.from({ length: 1 + Math.floor(rnd() * 6) }, () =>
         JSON.stringify({ id: `call-${batch}`, text: Array.from({ length: Math.floor(rnd() * (batch % 5 === 0 ? 20000 : 50)) }, () => pieces[Math.floor(rnd() * pieces.length)]).join("") }),
       );
-      appendLines(path, lines);
+      appendRecordLines(path, lines);
       written.push(...lines);
     }
-    appendLines(path, []);
+    appendRecordLines(path, []);
     const text = readFileSync(path, "utf8");
     expect(text).toBe(written.join("\n") + "\n");
     expect(text.split("\n").slice(0, -1).map((l) => JSON.parse(l).id)).toEqual(written.map((l) => JSON.parse(l).id));

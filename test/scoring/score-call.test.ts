@@ -2,16 +2,18 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { discoverCalls, loadCall } from "../../src/ingest/index.js";
-import type { ResultRecord } from "../../src/pool/record.js";
-import { scoreCall } from "../../src/pool/score-call.js";
-import { scoreTestCase } from "../../src/score.js";
+import { resolveScoreOptions } from "../../src/scoring/options.js";
+import type { ResultRecord } from "../../src/scoring/record.js";
+import { scoreCall } from "../../src/scoring/score-call.js";
+import { scoreTestCase } from "../../src/scoring/score-test-case.js";
 import { REPO_ROOT } from "../helpers/shared.js";
 
 const ARCHIVE = join(REPO_ROOT, "fixtures", "sample-archive");
 
 describe("scoreCall and the reused call buffer", () => {
   const { calls } = discoverCalls([ARCHIVE]);
-  const score = (ref: (typeof calls)[number]) => scoreCall({ ref, ingest: {}, score: { acoustics: true } });
+  const options = resolveScoreOptions({ acoustics: true });
+  const score = (ref: (typeof calls)[number]) => scoreCall({ ref, ingest: {}, score: options });
   const strip = (r: ResultRecord) => JSON.stringify({ ...r, elapsed_ms: 0 });
 
   it("gives the same records in any order, and the same metrics as loading and scoring outside the buffer", () => {

@@ -1,0 +1,57 @@
+// The flags every command shares, built from the library's DEFAULT_* option objects, so that `--help` shows the defaults the code uses.
+import { InvalidArgumentError, Option } from "commander";
+import {
+  DEFAULT_ANALYZE_FILE_OPTIONS,
+  DEFAULT_INGEST_OPTIONS,
+  DEFAULT_SCORE_OPTIONS,
+  INPUT_FORMATS,
+  MEASUREMENT_SETS,
+  type AgentChannel,
+  type CompatMode,
+} from "../index.js";
+import { DEFAULT_POOL_OPTIONS } from "../pool/index.js";
+
+/** A commander parser for a number ≥ `min` (an integer when `integer`), with the reason on a bad value. */
+export function parseNumber(min: number, integer: boolean) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!Number.isFinite(n) || n < min || (integer && !Number.isInteger(n))) {
+      throw new InvalidArgumentError(`expected ${integer ? "an integer" : "a number"} ≥ ${min}, got "${value}"`);
+    }
+    return n;
+  };
+}
+
+const COMPAT_MODES: readonly CompatMode[] = ["voxmetrics", "deepeval"];
+const AGENT_CHANNELS: readonly AgentChannel[] = ["left", "right"];
+
+/** `--compat <mode>`: audio acceptance (the score options decide it for reading and analysis alike). */
+export function compatOption(description: string): Option {
+  return new Option("--compat <mode>", description).choices(COMPAT_MODES).default(DEFAULT_SCORE_OPTIONS.compat);
+}
+
+/** `--input-format <format>`: skip detection. */
+export function inputFormatOption(description: string): Option {
+  return new Option("--input-format <format>", description).choices(INPUT_FORMATS);
+}
+
+/** `--agent-channel <side>`: the agent's side of dual-channel recordings. */
+export function agentChannelOption(description: string): Option {
+  return new Option("--agent-channel <side>", description).choices(AGENT_CHANNELS).default(DEFAULT_INGEST_OPTIONS.agentChannel);
+}
+
+/** `--threshold <n>`: the pass mark of every metric. */
+export function thresholdOption(): Option {
+  return new Option("--threshold <n>", "threshold for every metric").argParser(parseNumber(0, false)).default(DEFAULT_SCORE_OPTIONS.threshold);
+}
+
+/** `--workers <n>`: worker threads (0 scores in the main thread). */
+export function workersOption(): Option {
+  return new Option("--workers <n>", "worker threads (0 = score in the main thread)").argParser(parseNumber(0, true)).default(DEFAULT_POOL_OPTIONS.workers);
+}
+
+/** `--set <set>`: which measurements `analyze` computes. */
+export function measurementSetOption(): Option {
+  return new Option("--set <set>", "which measurements to compute").choices(MEASUREMENT_SETS).default(DEFAULT_ANALYZE_FILE_OPTIONS.set);
+}
+

@@ -1,0 +1,108 @@
+// Measures one audio file for `voxmetrics analyze`: deepeval's parity set on the mono mix, the standards set on all channels and on each.
+import { readFileSync } from "node:fs";
+import { measureAcoustics, measureLoudness, type AcousticsBlock, type LoudnessBlock } from "../analysis/acoustics.js";
+import { resolveAcousticsOptions, type AcousticsOptions } from "../analysis/acoustics-options.js";
+import { assembleParityMeasurements } from "../analysis/parity.js";
+import type { ClipMeasurements } from "../analysis/types.js";
+import { DecodeError, decodeAudio } from "../audio/index.js";
+import { ClipKernels, type PlanarKernels } from "../dsp/clip-kernels.js";
+import { withArena } from "../dsp/wasm.js";
+import type { CompatMode } from "../model/codec.js";
+import { VoxError } from "../model/errors.js";
+
+/** Which measurements `analyze` computes: deepeval's parity set, the loudness part of the standards set, the whole standards set, or both sets. */
+export const MEASUREMENT_SETS = ["parity", "loudness", "standards", "all"] as const;
+export type MeasurementSet = (typeof MEASUREMENT_SETS)[number];
+
+/** Every option of file analysis; defaults in DEFAULT_ANALYZE_FILE_OPTIONS. */
+export interface AnalyzeFileOptions {
+  /**
+   * Which measurements to compute.
+   * @defaultValue "all"
+   */
+  set: MeasurementSet;
+  /**
+   * Audio acceptance for the parity set (`deepeval`: exactly what deepeval accepts).
+   * @defaultValue "voxmetrics"
+   */
+  compat: CompatMode;
+  /**
+   * Standards-set options (acoustics.md defaults otherwise).
+   * @defaultValue {} (DEFAULT_ACOUSTICS_OPTIONS)
+   */
+  acoustics: Partial<AcousticsOptions>;
+}
+
+export const DEFAULT_ANALYZE_FILE_OPTIONS: Readonly<AnalyzeFileOptions> = Object.freeze({ set: "all", compat: "voxmetrics", acoustics: Object.freeze({}) } satisfies AnalyzeFileOptions);
+
+/** Defaults overlaid with `partial`; an unknown set or mode is an INVALID_OPTION naming the field. */
+export function resolveAnalyzeFileOptions(partial: Partial<AnalyzeFileOptions> = {}): AnalyzeFileOptions {
+  const d = DEFAULT_ANALYZE_FILE_OPTIONS;
+  const o: AnalyzeFileOptions = { set: partial.set ?? d.set, compat: partial.compat ?? d.compat, acoustics: partial.acoustics ?? d.acoustics };
+  if (!MEASUREMENT_SETS.includes(o.set)) throw new VoxError("INVALID_OPTION", `must be one of ${MEASUREMENT_SETS.join(", ")}, got ${String(o.set)}`, { field: "set" });
+  if (o.compat !== "voxmetrics" && o.compat !== "deepeval") throw new VoxError("INVALID_OPTION", `must be voxmetrics or deepeval, got ${String(o.compat)}`, { field: "compat" });
+  return o;
+}
+
+/** One line of `voxmetrics analyze --json` (interfaces.md). */
+export interface AnalyzeFileResult {
+  path: string;
+  status: "ok" | "error";
+  error: { code: string; message: string } | null;
+  format: string | null;
+  sample_rate: number | null;
+  channels: number | null;
+  duration: number | null;
+  measurements?: ClipMeasurements;
+  acoustics?: AcousticsBlock | LoudnessBlock;
+  channels_acoustics?: Array<AcousticsBlock | LoudnessBlock>;
+}
+
+/** Read and measure the audio file at `path`; a file that cannot be read or decoded becomes an error result naming it. */
+export function analyzeFileAt(path: string, options: Partial<AnalyzeFileOptions> = {}): AnalyzeFileResult {
+  let bytes: Uint8Array;
+  try {
+    bytes = readFileSync(path);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code ?? "";
+    const message = `${path}: cannot read the file${code ? ` (${code})` : ""}`;
+    return { path, status: "error", error: { code: "IO_ERROR", message }, format: null, sample_rate: null, channels: null, duration: null };
+  }
+  return analyzeFile(bytes, { ...options, path });
+}
+
+/** Decode and measure a file's bytes (`path` names it in the result); decode failures become an error result naming the file. */
+export function analyzeFile(bytes: Uint8Array, options: Partial<AnalyzeFileOptions> & { path: string }): AnalyzeFileResult {
+  const { path } = options;
+  const { set, compat, acoustics: acousticsOptions } = resolveAnalyzeFileOptions({ set: options.set, compat: options.compat, acoustics: options.acoustics });
+  const base = { path, format: null, sample_rate: null, channels: null, duration: null };
+  let decoded;
+  try {
+    decoded = decodeAudio(bytes, { compat, name: path });
+  } catch (e) {
+    if (!(e instanceof DecodeError)) throw e;
+    return { ...base, status: "error", error: { code: e.code, message: e.message } };
+  }
+  const result: AnalyzeFileResult = {
+    path,
+    status: "ok",
+    error: null,
+    format: decoded.format,
+    sample_rate: decoded.sampleRate,
+    channels: decoded.channels,
+    duration: decoded.frames / decoded.sampleRate,
+  };
+  const acoustics = set === "parity" ? null : resolveAcousticsOptions(acousticsOptions);
+  // One arena session: the file's PCM is copied into WebAssembly memory once (plus its exact floats).
+  withArena((arena) => {
+    const clip = new ClipKernels(arena, decoded);
+    if (set === "parity" || set === "all") result.measurements = assembleParityMeasurements(clip.parityFrames());
+    if (acoustics) {
+      const planar = clip.planar();
+      const measure = (p: PlanarKernels) => (set === "loudness" ? measureLoudness(p, acoustics) : measureAcoustics(p, acoustics));
+      result.acoustics = measure(planar);
+      if (planar.channels > 1) result.channels_acoustics = Array.from({ length: planar.channels }, (_, c) => measure(planar.channel(c)));
+    }
+  });
+  return result;
+}

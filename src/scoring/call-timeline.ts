@@ -1,0 +1,37 @@
+// The reconstructed timeline of one call (`voxmetrics timeline`): clips on the call clock, the transitions between speakers and the response latencies.
+import { CallAnalysis } from "../analysis/call.js";
+import { loadCall } from "../ingest/index.js";
+import type { CallRef } from "../ingest/types.js";
+import { buildTimeline, findTransitions, latencySummaryMs, responseLatenciesMs, type TimelineEntry, type Transition } from "../timeline/index.js";
+import type { CallReadOptions } from "./score-call.js";
+import type { ScoreOptions } from "./options.js";
+
+/** The `timeline --json` record of interfaces.md. */
+export interface TimelineRecord {
+  id: string;
+  entries: TimelineEntry[];
+  transitions: Transition[];
+  latency_ms: { p50: number | null; p95: number | null; p99: number | null };
+}
+
+export interface CallTimeline {
+  record: TimelineRecord;
+  /** Turns with audio but no start_time: they are not on the timeline. */
+  untimedTurns: number;
+  /** What reading the call noticed. */
+  warnings: string[];
+}
+
+/** Read one call and place its clips on the call clock (durations measured as analysis measures them). */
+export function timelineOfCall(ref: CallRef, options: CallReadOptions & Pick<ScoreOptions, "compat">): CallTimeline {
+  const loaded = loadCall(ref, options);
+  const analysis = new CallAnalysis(loaded, { compat: options.compat });
+  const turns = loaded.testCase.turns;
+  const entries = buildTimeline(turns, (i) => analysis.clip(i)?.timelineDuration ?? null);
+  const transitions = findTransitions(entries);
+  return {
+    record: { id: ref.id, entries, transitions, latency_ms: latencySummaryMs(responseLatenciesMs(transitions, entries)) },
+    untimedTurns: turns.filter((t) => t.audio && t.audio.start_time === null).length,
+    warnings: loaded.warnings,
+  };
+}

@@ -1,0 +1,78 @@
+// The options of scoring a call, resolved once: metrics, threshold, strict mode, audio acceptance (compat) and the standards set.
+import { resolveAcousticsOptions, type AcousticsOptions } from "../analysis/acoustics-options.js";
+import { createMetrics } from "../metrics/index.js";
+import type { CompatMode } from "../model/codec.js";
+import { VoxError } from "../model/errors.js";
+
+/** Every option of scoring, resolved; defaults in DEFAULT_SCORE_OPTIONS. */
+export interface ScoreOptions {
+  /**
+   * Metric names or ids (`naturalness`, `Voice Naturalness`…); all seven when empty.
+   * @defaultValue [] (all seven)
+   */
+  metrics: readonly string[];
+  /**
+   * Pass mark of every metric (score units, 0–1); null = score-only mode.
+   * @defaultValue 0.5
+   */
+  threshold: number | null;
+  /**
+   * Strict mode of every metric (a score below the threshold becomes 0).
+   * @defaultValue false
+   */
+  strict: boolean;
+  /**
+   * Audio acceptance, for reading the call and for analysing its clips alike: `deepeval` accepts
+   * exactly what deepeval accepts; `voxmetrics` anything decodable.
+   * @defaultValue "voxmetrics"
+   */
+  compat: CompatMode;
+  /**
+   * The standards set per clip (the `acoustics` block) with these options; null leaves it out.
+   * @defaultValue null
+   */
+  acoustics: AcousticsOptions | null;
+}
+
+/** What a caller may give: any of the options; `acoustics` also as true (every default) or a partial set. */
+export type ScoreOptionsInput = Partial<Omit<ScoreOptions, "acoustics">> & { acoustics?: boolean | Partial<AcousticsOptions> | null };
+
+export const DEFAULT_SCORE_OPTIONS: Readonly<ScoreOptions> = Object.freeze({
+  metrics: Object.freeze([]) as readonly string[],
+  threshold: 0.5,
+  strict: false,
+  compat: "voxmetrics",
+  acoustics: null,
+} satisfies ScoreOptions);
+
+const COMPAT_MODES: readonly CompatMode[] = ["voxmetrics", "deepeval"];
+
+/** Defaults overlaid with `input`, validated: a VoxError (INVALID_OPTION) names the option and what it accepts. */
+export function resolveScoreOptions(input: ScoreOptionsInput = {}): ScoreOptions {
+  const o = { ...DEFAULT_SCORE_OPTIONS };
+  const bad = (field: string, detail: string): never => {
+    throw new VoxError("INVALID_OPTION", detail, { field });
+  };
+  if (input.metrics !== undefined) {
+    if (!Array.isArray(input.metrics) || input.metrics.some((m) => typeof m !== "string")) bad("metrics", "must be a list of metric names or ids");
+    createMetrics(input.metrics);
+    o.metrics = Object.freeze([...input.metrics]);
+  }
+  if (input.threshold !== undefined) {
+    if (input.threshold !== null && (typeof input.threshold !== "number" || !Number.isFinite(input.threshold))) {
+      bad("threshold", `must be a finite number or null, got ${String(input.threshold)}`);
+    }
+    o.threshold = input.threshold;
+  }
+  if (input.strict !== undefined) {
+    if (typeof input.strict !== "boolean") bad("strict", `must be true or false, got ${String(input.strict)}`);
+    o.strict = input.strict;
+  }
+  if (input.compat !== undefined) {
+    if (!COMPAT_MODES.includes(input.compat)) bad("compat", `must be one of ${COMPAT_MODES.join(", ")}, got ${String(input.compat)}`);
+    o.compat = input.compat;
+  }
+  const a = input.acoustics;
+  if (a !== undefined && a !== null && a !== false) o.acoustics = resolveAcousticsOptions(a === true ? {} : a);
+  return Object.freeze(o);
+}

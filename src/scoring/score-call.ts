@@ -1,0 +1,85 @@
+// Scores one call reference into a result record, and a worker's batch of them; never throws (a call that cannot be read becomes an error record).
+import { withCallBuffer } from "../audio/call-buffer.js";
+import { loadCall } from "../ingest/index.js";
+import type { CallRef, IngestOptions } from "../ingest/types.js";
+import { toVoxError } from "../model/errors.js";
+import type { ScoreOptions } from "./options.js";
+import { appendRecordLines, toOutcome, type CallOutcome, type ResultRecord } from "./record.js";
+import { scoreLoadedCall } from "./score-test-case.js";
+
+/** How calls are read: everything of IngestOptions but compat, which the score options decide for reading and analysis alike. */
+export type CallReadOptions = Omit<IngestOptions, "compat">;
+
+/** One call to score: a path-based reference and the resolved options, never PCM. */
+export interface ScoreTask {
+  ref: CallRef;
+  ingest: CallReadOptions;
+  score: ScoreOptions;
+}
+
+/** What a worker receives: calls scored one after the other with the options they share. */
+export interface BatchTask {
+  refs: CallRef[];
+  ingest: CallReadOptions;
+  score: ScoreOptions;
+  /**
+   * Results JSONL the task's records are appended to (one write for the whole task, after the last
+   * call), so record text never crosses threads; absent, records travel back as lines.
+   */
+  appendTo?: string;
+}
+
+/** The error record of a call that could not be read or scored. */
+export function errorRecord(ref: CallRef, err: unknown, elapsedMs = 0): ResultRecord {
+  const e = toVoxError(err);
+  return {
+    id: ref.id,
+    name: null,
+    source: { format: ref.format, path: ref.displayPath },
+    status: "error",
+    error: { code: e.code, message: e.message },
+    elapsed_ms: Math.round(elapsedMs * 1000) / 1000,
+  };
+}
+
+/**
+ * Load, score and describe one call. Its audio files and clips live in the thread's reused call
+ * buffer (withCallBuffer): nothing of them outlives the record made from them.
+ */
+export function scoreCall(task: ScoreTask): ResultRecord {
+  return withCallBuffer(() => scoreCallNow(task));
+}
+
+function scoreCallNow({ ref, ingest, score }: ScoreTask): ResultRecord {
+  const t0 = performance.now();
+  try {
+    // compat is decided once, in the score options: the call is read and its clips analysed in the same mode.
+    const loaded = loadCall(ref, { ...ingest, compat: score.compat });
+    const { metrics, turns } = scoreLoadedCall(loaded, score);
+    const record: ResultRecord = {
+      id: ref.id,
+      name: loaded.testCase.name ?? null,
+      source: { format: ref.format, path: ref.displayPath },
+      status: "ok",
+      error: null,
+      metrics,
+      turns,
+      elapsed_ms: 0,
+    };
+    if (loaded.warnings.length > 0) record.warnings = loaded.warnings;
+    record.elapsed_ms = Math.round((performance.now() - t0) * 1000) / 1000;
+    return record;
+  } catch (err) {
+    return errorRecord(ref, err, performance.now() - t0);
+  }
+}
+
+/** Score a batch's calls in turn; with `appendTo`, append their records to it in one write and hand back digests only. */
+export function scoreBatch(task: BatchTask): CallOutcome[] {
+  const outcomes = task.refs.map((ref) => toOutcome(scoreCall({ ref, ingest: task.ingest, score: task.score })));
+  if (task.appendTo !== undefined) {
+    appendRecordLines(task.appendTo, outcomes.map((o) => o.line!));
+    for (const o of outcomes) o.line = null;
+  }
+  return outcomes;
+}
