@@ -41,7 +41,7 @@ export {
 } from "./metrics/index.js";
 
 // Reading calls: every input format, and deepeval JSON files directly.
-export { loadDeepevalJsonFile, parseDeepevalJsonText, type DeepevalJsonOptions } from "./ingest/deepeval-json.js";
+export { loadDeepevalJsonFile, parseDeepevalJsonText, type DeepevalJsonOptions } from "./ingest/formats/deepeval-json.js";
 export { discoverCalls, loadCall } from "./ingest/index.js";
 export { DEFAULT_INGEST_OPTIONS, INPUT_FORMATS, type AgentChannel, type CallRef, type Discovery, type IngestOptions, type InputFormat } from "./ingest/types.js";
 

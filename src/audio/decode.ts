@@ -5,6 +5,7 @@ import type { CompatMode } from "../model/codec.js";
 import { bytesToInt16, NonFiniteSampleError, pcm16Samples, type SampleEncoding } from "./convert.js";
 import { DECODE_MESSAGES, DecodeError } from "./errors.js";
 import { ffmpegToWav, findFfmpeg } from "./ffmpeg.js";
+import { isWaveFile, sniffAudio } from "./sniff.js";
 import type { DecodedAudio } from "./types.js";
 import { CompatWavError, readCompatWav } from "./wav-compat.js";
 
@@ -69,10 +70,6 @@ interface WavHeader {
 const GUID_PCM = 1;
 const GUID_FLOAT = 3;
 
-function isRiff(bytes: Uint8Array): boolean {
-  return bytes.length >= 12 && String.fromCharCode(...bytes.subarray(0, 4)) === "RIFF" && String.fromCharCode(...bytes.subarray(8, 12)) === "WAVE";
-}
-
 const FOURCC_FMT = 0x666d7420; // "fmt "
 const FOURCC_DATA = 0x64617461; // "data"
 
@@ -126,7 +123,7 @@ function decodeWide(bytes: Uint8Array, options: DecodeOptions): DecodedAudio {
 /** The general default-mode path (wavefile, then ffmpeg); exported for the tests that compare it with the fast path. */
 export function decodeWideGeneral(bytes: Uint8Array, options: DecodeOptions = {}): DecodedAudio {
   if (bytes.length === 0) fail(DECODE_MESSAGES.noSamples, "the file is empty (0 bytes)", options);
-  if (!isRiff(bytes)) return decodeWithFfmpeg(bytes, options, "not a RIFF/WAVE file");
+  if (!isWaveFile(bytes)) return decodeWithFfmpeg(bytes, options, "not a RIFF/WAVE file");
 
   const wav = new (wavefile().WaveFile)();
   try {
@@ -196,15 +193,6 @@ function decodeWithFfmpeg(bytes: Uint8Array, options: DecodeOptions, what: strin
   const run = ffmpegToWav(ffmpeg, bytes);
   if (!run.ok) fail(DECODE_MESSAGES.notDecodable, `${what}; ${run.message}`, options);
   const decoded = decodeWide(run.wav, options);
-  return { ...decoded, format: `ffmpeg/${guessContainer(bytes)}` };
-}
-
-function guessContainer(bytes: Uint8Array): string {
-  const head = String.fromCharCode(...bytes.subarray(0, 4));
-  if (head === "OggS") return "ogg";
-  if (head === "fLaC") return "flac";
-  if (head.startsWith("ID3") || (bytes[0] === 0xff && (bytes[1] & 0xe0) === 0xe0)) return "mp3";
-  if (head === "RIFF") return "wav";
-  if (String.fromCharCode(...bytes.subarray(4, 8)) === "ftyp") return "mp4";
-  return "audio";
+  const { container } = sniffAudio(bytes);
+  return { ...decoded, format: `ffmpeg/${container === "other" ? "audio" : container}` };
 }

@@ -4,5 +4,6 @@ export * from "./decode.js";
 export * from "./duration.js";
 export * from "./errors.js";
 export * from "./ffmpeg.js";
+export * from "./sniff.js";
 export * from "./types.js";
 export * from "./wav-writer.js";

@@ -1,36 +1,16 @@
-// File-system helpers of the ingest layer: path display and containment, byte-range reads, audio header sniffing.
+// File-system helpers of the ingest layer: path display and containment, whole-file and byte-range reads.
 import { closeSync, fstatSync, openSync, readFileSync, readSync, realpathSync, statSync } from "node:fs";
 import { isAbsolute, relative, resolve, sep } from "node:path";
 import { takeCallBytes } from "../audio/call-buffer.js";
-import type { ByteRange } from "./types.js";
+import type { ByteRange } from "../model/json-records.js";
 
 /** File extensions read as audio. */
 export const AUDIO_EXTENSIONS = new Set(["wav", "wave", "mp3", "opus", "ogg", "oga", "flac", "aac", "m4a", "mp4", "webm", "pcm", "aiff", "aif", "caf", "wma"]);
-
-const MIME_BY_EXTENSION: Record<string, string> = {
-  wav: "audio/wav",
-  wave: "audio/wav",
-  mp3: "audio/mpeg",
-  opus: "audio/opus",
-  ogg: "audio/ogg",
-  oga: "audio/ogg",
-  flac: "audio/flac",
-  aac: "audio/aac",
-  m4a: "audio/mp4",
-  mp4: "audio/mp4",
-  webm: "audio/webm",
-  pcm: "audio/pcm",
-};
 
 /** Lower-case extension without the dot ("" when none). */
 export function extensionOf(path: string): string {
   const m = /\.([A-Za-z0-9]+)$/.exec(path);
   return m ? m[1].toLowerCase() : "";
-}
-
-/** MIME type for an audio file extension (formats.md F2.5), `audio/wav` when unknown. */
-export function mimeForExtension(ext: string): string {
-  return MIME_BY_EXTENSION[ext.toLowerCase()] ?? "audio/wav";
 }
 
 /** Forward-slash form of a relative path (ids and reports look the same on every OS). */
@@ -123,52 +103,4 @@ export function readHead(path: string, bytes: number): Uint8Array {
   } finally {
     closeSync(fd);
   }
-}
-
-/** Container and channel count of an audio file, read from its first bytes; channels null when unknown. */
-export interface AudioSniff {
-  container: "wav" | "flac" | "ogg" | "mp3" | "other";
-  channels: number | null;
-}
-
-const ascii = (b: Uint8Array, start: number, length: number) => String.fromCharCode(...b.subarray(start, start + length));
-
-/** Sniff an audio file's header (WAV, FLAC, Ogg Opus/Vorbis and MP3 carry the channel count up front). */
-export function sniffAudio(path: string): AudioSniff {
-  const b = readHead(path, 65536);
-  if (b.length >= 12 && ascii(b, 0, 4) === "RIFF" && ascii(b, 8, 4) === "WAVE") return { container: "wav", channels: wavChannels(b) };
-  if (ascii(b, 0, 4) === "fLaC") return { container: "flac", channels: b.length > 20 ? ((b[20] >> 1) & 7) + 1 : null };
-  if (ascii(b, 0, 4) === "OggS") return { container: "ogg", channels: oggChannels(b) };
-  if (ascii(b, 0, 3) === "ID3" || (b[0] === 0xff && (b[1] & 0xe0) === 0xe0)) return { container: "mp3", channels: mp3Channels(b) };
-  return { container: "other", channels: null };
-}
-
-function wavChannels(b: Uint8Array): number | null {
-  const v = new DataView(b.buffer, b.byteOffset, b.byteLength);
-  let o = 12;
-  while (o + 8 <= b.length) {
-    const id = ascii(b, o, 4);
-    const size = v.getUint32(o + 4, true);
-    if (id === "fmt " && o + 12 <= b.length) return v.getUint16(o + 10, true);
-    o += 8 + size + (size & 1);
-  }
-  return null;
-}
-
-function oggChannels(b: Uint8Array): number | null {
-  const text = ascii(b, 0, Math.min(b.length, 512));
-  const opus = text.indexOf("OpusHead");
-  if (opus >= 0 && opus + 9 < b.length) return b[opus + 9];
-  const vorbis = text.indexOf("\x01vorbis");
-  if (vorbis >= 0 && vorbis + 11 < b.length) return b[vorbis + 11];
-  return null;
-}
-
-function mp3Channels(b: Uint8Array): number | null {
-  let o = 0;
-  if (ascii(b, 0, 3) === "ID3" && b.length >= 10) o = 10 + ((b[6] << 21) | (b[7] << 14) | (b[8] << 7) | b[9]);
-  for (; o + 3 < b.length; o++) {
-    if (b[o] === 0xff && (b[o + 1] & 0xe0) === 0xe0) return ((b[o + 3] >> 6) & 3) === 3 ? 1 : 2;
-  }
-  return null;
 }

@@ -1,7 +1,9 @@
-// Shared types of the ingest layer: input formats, call references (cheap, main thread) and loaded calls (worker).
+// Shared types of the ingest layer: input formats, what discovery finds (candidates), call references (cheap, main thread), loaded calls (worker) and the contract of a format module.
+import type { LoadedCall } from "../analysis/call.js";
+import type { AudioSniff } from "../audio/sniff.js";
 import type { CompatMode } from "../model/codec.js";
 import type { ErrorCode } from "../model/errors.js";
-import type { LoadedCall } from "../analysis/call.js";
+import type { ByteRange, JsonRecords } from "../model/json-records.js";
 
 /** Format ids of formats.md §F0.2 (also the values of `--input-format`). */
 export const INPUT_FORMATS = [
@@ -19,10 +21,17 @@ export type InputFormat = (typeof INPUT_FORMATS)[number];
 /** Which channel of a dual-channel recording carries the agent (the caller is on the other one). */
 export type AgentChannel = "left" | "right";
 
+/** Every option of ingest; defaults in DEFAULT_INGEST_OPTIONS. */
 export interface IngestOptions {
-  /** `deepeval` accepts audio exactly as deepeval does; `voxmetrics` (default) is wider. */
+  /**
+   * Audio acceptance while reading: `deepeval` accepts audio exactly as deepeval does.
+   * @defaultValue "voxmetrics"
+   */
   compat?: CompatMode;
-  /** Skip detection and read every input file (or every candidate file of a folder) as this format. */
+  /**
+   * Skip detection and read every input file (or every candidate file of a folder) as this format.
+   * @defaultValue undefined (detect)
+   */
   inputFormat?: InputFormat;
   /**
    * Agent side of dual-channel recordings.
@@ -34,41 +43,11 @@ export interface IngestOptions {
    * @defaultValue true
    */
   inferStartTimes?: boolean;
-  /** Absolute paths never taken as inputs (e.g. the run's own output files). */
+  /**
+   * Absolute paths never taken as inputs (e.g. the run's own output files).
+   * @defaultValue []
+   */
   exclude?: string[];
-}
-
-/** A byte range [start, end) of one JSON record inside a file. */
-export type ByteRange = [number, number];
-
-/** A call found by discovery: where it lives and how to read it, small enough to send to a worker. */
-export interface CallRef {
-  /** Unique within a run and stable across runs: what `--resume` matches. */
-  id: string;
-  format: InputFormat;
-  /** Absolute path of the file or folder holding the call. */
-  path: string;
-  /** The path as reported in results (relative to the working directory when inside it). */
-  displayPath: string;
-  /** 0-based record index for JSON containers. */
-  index?: number;
-  /** Byte ranges of the records that make up the call (JSON/JSONL formats). */
-  ranges?: ByteRange[];
-  /** 1-based line numbers matching `ranges` (JSONL files). */
-  lines?: number[];
-  /** Conversation id for Voice Live files. */
-  conversationId?: string;
-  /** Set when discovery already knows the call cannot be read; it becomes an error record. */
-  error?: { code: ErrorCode; message: string };
-}
-
-export type { LoadedCall };
-
-/** The outcome of discovery. */
-export interface Discovery {
-  calls: CallRef[];
-  /** Files passed over (mono clips inside folders, unreadable sidecars…), one line each. */
-  warnings: string[];
 }
 
 /** The resolved defaults. */
@@ -77,3 +56,103 @@ export const DEFAULT_INGEST_OPTIONS: Readonly<Required<Omit<IngestOptions, "inpu
   agentChannel: "right",
   inferStartTimes: true,
 });
+
+export type { ByteRange };
+
+/** What every call reference carries: its id and where it lives. */
+interface RefLocation {
+  /** Unique within a run and stable across runs: what `--resume` matches. */
+  id: string;
+  /** Absolute path of the file or folder holding the call. */
+  path: string;
+  /** The path as reported in results (relative to the working directory when inside it). */
+  displayPath: string;
+}
+
+/** One test case of a deepeval JSON or JSONL file. */
+export interface RecordRef extends RefLocation {
+  format: "deepeval-json" | "deepeval-jsonl";
+  error?: undefined;
+  /** 0-based position of the record in its file. */
+  index: number;
+  range: ByteRange;
+  /** 1-based line of the record in a JSONL file, null for JSON containers. */
+  line: number | null;
+}
+
+/** One conversation of a Voice Live dataset or output file: its records, in file order. */
+export interface ConversationRef extends RefLocation {
+  format: "voicelive-dataset" | "voicelive-output";
+  error?: undefined;
+  conversationId: string;
+  ranges: ByteRange[];
+  /** 1-based line of each record. */
+  lines: number[];
+}
+
+/** A call that is a whole file or folder: a simulation folder, a dual-channel recording (or a mono clip). */
+export interface FileRef extends RefLocation {
+  format: "deepeval-sim-folder" | "dual-channel" | "wav";
+  error?: undefined;
+}
+
+/** An input discovery already knows cannot be read: it becomes an error record carrying the format it was detected as. */
+export interface UnreadableRef extends RefLocation {
+  /** The format detected, null when none could be (a missing path, an unknown file type, no recognisable record). */
+  format: InputFormat | null;
+  error: { code: ErrorCode; message: string };
+}
+
+/** A call found by discovery: where it lives and how to read it, small enough to send to a worker. */
+export type CallRef = RecordRef | ConversationRef | FileRef | UnreadableRef;
+
+/** The outcome of discovery. */
+export interface Discovery {
+  calls: CallRef[];
+  /** Files passed over (mono clips inside folders, unreadable sidecars…), one line each. */
+  warnings: string[];
+}
+
+/** What discovery found under an input, read just far enough to tell its format. */
+export type Candidate =
+  | { kind: "folder"; path: string; names: string[] }
+  | { kind: "json"; path: string; bytes: Uint8Array; records: JsonRecords; first: FirstRecord }
+  | { kind: "audio"; path: string; sniff: AudioSniff };
+
+/** The first readable record of a JSON file (F0.2 classifies a file by it), or why none was. */
+export type FirstRecord = { value: unknown } | { value?: undefined; error: string };
+
+/** How discovery reports a candidate's calls: the format (detected or forced), the id base and displayed path, whether the user named it. */
+export interface CandidateContext {
+  format: InputFormat;
+  id: string;
+  displayPath: string;
+  /** Named by the user (not found inside a folder): a file that holds no call is then an error record. */
+  explicit: boolean;
+}
+
+/** The reference each format's calls have. */
+export interface RefByFormat {
+  "deepeval-json": RecordRef;
+  "deepeval-jsonl": RecordRef;
+  "deepeval-sim-folder": FileRef;
+  "voicelive-dataset": ConversationRef;
+  "voicelive-output": ConversationRef;
+  "dual-channel": FileRef;
+  wav: FileRef;
+}
+
+/**
+ * An input format: one module per format exports these three functions (formats.md F0.2–F5), and
+ * the table in ./formats/index.ts dispatches to them.
+ */
+export interface InputFormatModule<R extends CallRef = CallRef> {
+  /** Which of this module's formats the candidate holds (the detection test of F0.2), or null. */
+  detect(candidate: Candidate): InputFormat | null;
+  /** The calls of a candidate of this format (detected or forced), error references included. */
+  discover(candidate: Candidate, context: CandidateContext): CallRef[];
+  /** Read one call of this format into a test case (runs in the worker); throws a VoxError naming the file and field. */
+  load(ref: R, options: IngestOptions): LoadedCall;
+}
+
+export type { LoadedCall };

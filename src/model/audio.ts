@@ -30,25 +30,26 @@ export class AudioValidationError extends Error {
   }
 }
 
-const MIME_BY_EXTENSION: Record<string, string> = {
+/** The one extension → MIME map of the engine (formats.md F2.5, F3.6): for urls, turn files and data: URIs alike. */
+const MIME_BY_EXTENSION: Readonly<Record<string, string>> = Object.freeze({
   wav: "audio/wav",
+  wave: "audio/wav",
   mp3: "audio/mpeg",
-  ogg: "audio/ogg",
   opus: "audio/opus",
+  ogg: "audio/ogg",
+  oga: "audio/ogg",
   flac: "audio/flac",
   aac: "audio/aac",
   m4a: "audio/mp4",
+  mp4: "audio/mp4",
   webm: "audio/webm",
   pcm: "audio/pcm",
-};
+});
 
-/** Guess a MIME type from a file name the way Python's `mimetypes` would for audio files. */
-export function guessMimeType(name: string): string | null {
-  const m = /\.([A-Za-z0-9]+)$/.exec(name);
-  if (!m) return null;
-  const ext = m[1].toLowerCase();
-  if (ext === "wav") return "audio/x-wav";
-  return MIME_BY_EXTENSION[ext] ?? null;
+/** The MIME type of an audio file name or bare extension (`calls/a.MP3`, `mp3`), null when the extension is unknown. */
+export function guessMimeType(nameOrExtension: string): string | null {
+  const m = /(?:^|\.)([A-Za-z0-9]+)$/.exec(nameOrExtension);
+  return m ? MIME_BY_EXTENSION[m[1].toLowerCase()] ?? null : null;
 }
 
 function basename(p: string): string {

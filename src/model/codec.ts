@@ -1,6 +1,7 @@
 // JSON codec for deepeval ConversationalTestCase dumps (formats.md F1): one object, an array or JSONL, every alias.
 import { Audio, audioInit, AudioValidationError, type ResolvedLocalFile } from "./audio.js";
 import { VoxError } from "./errors.js";
+import { parseRecord, scanJsonRecords } from "./json-records.js";
 import { createTestCase, TEST_CASE_MESSAGES, type ConversationalTestCase, type Role, type Turn } from "./test-case.js";
 
 export type CompatMode = "voxmetrics" | "deepeval";
@@ -27,47 +28,26 @@ export interface ParsedTestCase {
   warnings: string[];
 }
 
-/** Parse a file's text into test cases; a bad record becomes an error entry and the rest still load. */
-export function parseTestCaseText(text: string, options: CodecOptions = {}): ParsedTestCase[] {
-  const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-  const trimmed = body.trimStart();
-  if (trimmed.startsWith("[")) {
+/**
+ * Parse a file's text into test cases; a bad record becomes an error entry and the rest still load.
+ * The records are found as discovery finds them (scanJsonRecords): one object, an array, or one
+ * record per line (always so when `jsonl`, the file being a .jsonl).
+ */
+export function parseTestCaseText(text: string, options: CodecOptions & { jsonl?: boolean } = {}): ParsedTestCase[] {
+  const bytes = new TextEncoder().encode(text);
+  const { ranges, lines } = scanJsonRecords(bytes, options.jsonl ?? false);
+  if (ranges.length === 0) return [{ index: 0, error: new VoxError("INVALID_JSON", "the file holds no JSON record", { file: options.file }), warnings: [] }];
+  const decoder = new TextDecoder();
+  return ranges.map(([start, end], index) => {
+    const line = lines?.[index];
     let value: unknown;
     try {
-      value = JSON.parse(body);
+      value = parseRecord(decoder.decode(bytes.subarray(start, end)));
     } catch (e) {
-      return [{ index: 0, error: jsonError(e, options.file), warnings: [] }];
+      return { index, line, error: jsonError(e, options.file, line), warnings: [] };
     }
-    return (value as unknown[]).map((v, i) => readRecord(v, i, undefined, options));
-  }
-  try {
-    const value = JSON.parse(body);
-    return [readRecord(value, 0, undefined, options)];
-  } catch (e) {
-    if (!looksLikeJsonl(body)) return [{ index: 0, error: jsonError(e, options.file), warnings: [] }];
-  }
-  const out: ParsedTestCase[] = [];
-  const lines = body.split(/\r?\n/);
-  let index = 0;
-  for (let i = 0; i < lines.length; i++) {
-    if (lines[i].trim() === "") continue;
-    let value: unknown;
-    try {
-      value = JSON.parse(lines[i]);
-    } catch (e) {
-      out.push({ index, line: i + 1, error: jsonError(e, options.file, i + 1), warnings: [] });
-      index++;
-      continue;
-    }
-    out.push(readRecord(value, index, i + 1, options));
-    index++;
-  }
-  return out;
-}
-
-function looksLikeJsonl(text: string): boolean {
-  const lines = text.split(/\r?\n/).filter((l) => l.trim() !== "");
-  return lines.length > 1 && lines[0].trim().startsWith("{");
+    return readRecord(value, index, line, options);
+  });
 }
 
 function jsonError(e: unknown, file?: string, line?: number): VoxError {

@@ -2,7 +2,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { loadDeepevalJsonFile } from "../../src/ingest/deepeval-json.js";
+import { loadDeepevalJsonFile } from "../../src/ingest/formats/deepeval-json.js";
 import { scoreTestCase } from "../../src/scoring/score-test-case.js";
 import { compareDeep } from "../helpers/compare.js";
 import { sharedDir } from "../helpers/shared.js";

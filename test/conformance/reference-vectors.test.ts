@@ -2,7 +2,7 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { clips, sampleHash } from "../../fixtures/generate-reference-vectors.js";
-import { loadDeepevalJsonFile } from "../../src/ingest/deepeval-json.js";
+import { loadDeepevalJsonFile } from "../../src/ingest/formats/deepeval-json.js";
 import { scoreTestCase, type ScoreResult } from "../../src/scoring/score-test-case.js";
 import { compareDeep } from "../helpers/compare.js";
 import { REPO_ROOT } from "../helpers/shared.js";

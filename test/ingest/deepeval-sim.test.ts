@@ -4,7 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { writeWavPcm16 } from "../../src/audio/index.js";
-import { listSimTurnFiles, loadSimConversation, locateClipsInMix } from "../../src/ingest/deepeval-sim.js";
+import { locateClipsInMix } from "../../src/dsp/locate.js";
+import { listSimTurnFiles, loadSimConversation } from "../../src/ingest/formats/deepeval-sim.js";
 import { REPO_ROOT, sharedDir } from "../helpers/shared.js";
 
 const shared = sharedDir();

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { loadDeepevalJsonFile } from "../../src/ingest/formats/deepeval-json.js";
 import { discoverCalls, loadCall } from "../../src/ingest/index.js";
 import { REPO_ROOT } from "../helpers/shared.js";
 
@@ -66,5 +67,46 @@ describe("discoverCalls", () => {
     expect(calls[0].error!.message).toMatch(/nope\.json: no such file or folder/);
     expect(calls[1].error!.message).toMatch(/user-1\.wav: a mono clip, not a call recording/);
     expect(relative(tmp, calls[0].path)).toBe("nope.json");
+  });
+
+  it("reads a JSON file the same way as the library loader: the same records, the same errors", () => {
+    const turns = [{ role: "user", content: "hi" }];
+    const files = {
+      "array.json": JSON.stringify([{ turns }, "x", { turns: [] }, { turns }]),
+      "lines.jsonl": `${JSON.stringify({ turns })}\n\n{"turns": [\n${JSON.stringify({ turns, name: "b" })}\n`,
+      "pretty.json": JSON.stringify({ turns, name: "p" }, null, 2),
+      "broken-array.json": `[${JSON.stringify({ turns })}, {bad}]`,
+      "mixed.jsonl": `${JSON.stringify({ turns })}\n${JSON.stringify({ turns, name: "p" }, null, 1)}\n`,
+    };
+    for (const [name, text] of Object.entries(files)) {
+      const path = join(tmp, name);
+      writeFileSync(path, text);
+      const library = loadDeepevalJsonFile(path);
+      const { calls } = discoverCalls([path]);
+      expect(calls.map((c) => c.id), name).toEqual(library.map((r) => `${name}#${r.index}`));
+      const viaDiscovery = calls.map((ref) => {
+        try {
+          return loadCall(ref).testCase.name ?? "ok";
+        } catch (e) {
+          return (e as { code: string }).code;
+        }
+      });
+      expect(viaDiscovery, name).toEqual(library.map((r) => (r.testCase ? r.testCase.name ?? "ok" : r.error!.code)));
+    }
+    // A .jsonl is read line by line, even when the whole file happens to be one pretty-printed object.
+    const pretty = join(tmp, "pretty.jsonl");
+    writeFileSync(pretty, JSON.stringify({ turns, name: "p" }, null, 2));
+    expect(loadDeepevalJsonFile(pretty).map((r) => [r.line, r.error?.code])).toEqual(Array.from({ length: 9 }, (_, i) => [i + 1, "INVALID_JSON"]));
+    expect(discoverCalls([pretty]).calls.map((c) => c.error?.message)).toEqual([expect.stringMatching(/pretty\.jsonl: not valid JSON/)]);
+  });
+
+  it("carries the format it detected on error references (null when none was)", () => {
+    writeFileSync(join(tmp, "notes.txt"), "hello");
+    const { calls } = discoverCalls([join(tmp, "nope.json"), join(ARCHIVE, "clips", "user-1.wav"), join(tmp, "notes.txt")]);
+    expect(calls.map((c) => [c.format, c.error?.code])).toEqual([
+      [null, "IO_ERROR"],
+      ["wav", "UNSUPPORTED_INPUT"],
+      [null, "UNSUPPORTED_INPUT"],
+    ]);
   });
 });

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { decodeAudio, writeWavPcm16 } from "../../src/audio/index.js";
-import { buildPartyTurns, loadDualChannel } from "../../src/ingest/dual-channel.js";
+import { buildPartyTurns, loadDualChannel } from "../../src/ingest/formats/dual-channel.js";
 import { REPO_ROOT } from "../helpers/shared.js";
 
 const CLIPS = join(REPO_ROOT, "fixtures", "sample-archive", "clips");

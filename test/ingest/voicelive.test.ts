@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { discoverCalls, loadCall } from "../../src/ingest/index.js";
-import { decodeDataUri, groundTruthOf, questionOf, resolveDatasetPath } from "../../src/ingest/voicelive-dataset.js";
+import { decodeDataUri, groundTruthOf, questionOf, resolveDatasetPath } from "../../src/ingest/formats/voicelive-dataset.js";
 import { VoxError } from "../../src/model/errors.js";
 import { REPO_ROOT } from "../helpers/shared.js";
 

@@ -1,7 +1,7 @@
 // deepeval-style metric API: measure(), evaluate(), options (include_reason, strict, threshold null, flaky), verbose logs.
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { loadDeepevalJsonFile } from "../../src/ingest/deepeval-json.js";
+import { loadDeepevalJsonFile } from "../../src/ingest/formats/deepeval-json.js";
 import {
   AudioIntegrityMetric,
   createMetrics,

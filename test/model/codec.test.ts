@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { writeWavPcm16 } from "../../src/audio/wav-writer.js";
-import { loadDeepevalJsonFile } from "../../src/ingest/deepeval-json.js";
+import { loadDeepevalJsonFile } from "../../src/ingest/formats/deepeval-json.js";
 import { parseTestCaseText, testCaseToJson } from "../../src/model/codec.js";
 
 const turns = [{ role: "user", content: "hi" }, { role: "assistant", content: "hello" }];

@@ -1,10 +1,11 @@
-// Microsoft Voice Live evaluation harness datasets (formats.md F3): legacy and Foundry shapes, path guard, data: URIs.
+// Microsoft Voice Live evaluation harness datasets (formats.md F3): legacy and Foundry shapes, path guard, data: URIs; one call per conversation.
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
-import { Audio, audioInit } from "../model/audio.js";
-import { VoxError } from "../model/errors.js";
-import { createTestCase, type Turn } from "../model/test-case.js";
-import { displayPathOf, isFile, isInside, mimeForExtension, readFileBytes, realPathOr } from "./files.js";
-import type { LoadedCall } from "./types.js";
+import { Audio, audioInit, guessMimeType } from "../../model/audio.js";
+import { VoxError } from "../../model/errors.js";
+import { createTestCase, type Turn } from "../../model/test-case.js";
+import { displayPathOf, isFile, isInside, readFileBytes, realPathOr } from "../files.js";
+import type { Candidate, CandidateContext, CallRef, ConversationRef, IngestOptions, InputFormat, LoadedCall } from "../types.js";
+import { discoverConversations, readConversationRecords, type LineRecord } from "./conversations.js";
 
 type Json = Record<string, unknown>;
 
@@ -14,6 +15,21 @@ function isObject(v: unknown): v is Json {
 
 /** Folders tried, from the dataset folder upwards, when a relative path does not resolve directly (F3.5 step 4). */
 const PARENT_SEARCH_DEPTH = 5;
+
+/** A dataset (F0.2 order 4): the first record has one of the dataset shapes. */
+export function detect(c: Candidate): InputFormat | null {
+  return c.kind === "json" && isVoiceLiveDatasetRecord(c.first.value) ? "voicelive-dataset" : null;
+}
+
+/** One call per conversation (F3.7). */
+export function discover(c: Candidate, context: CandidateContext): CallRef[] {
+  return discoverConversations(c, context, conversationIdOf);
+}
+
+/** The user side of one conversation (F3.11). */
+export function load(ref: ConversationRef, _options: IngestOptions): LoadedCall {
+  return loadVoiceLiveDatasetConversation(ref.path, ref.conversationId, readConversationRecords(ref));
+}
 
 /** True when a record has one of the dataset shapes of F0.2 (order 4). */
 export function isVoiceLiveDatasetRecord(o: unknown): boolean {
@@ -145,12 +161,6 @@ export function decodeDataUri(uri: string): Uint8Array | null {
   return new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
 }
 
-/** One JSONL record read with its 1-based line number. */
-export interface LineRecord {
-  value: unknown;
-  line: number;
-}
-
 /** The user audio of one dataset record (F3.2), or null when the record has none. */
 export function datasetAudio(o: Json, datasetFile: string, turnNumber: number, lineField: string): Audio | null {
   const media = mediaReference(o);
@@ -164,7 +174,7 @@ export function datasetAudio(o: Json, datasetFile: string, turnNumber: number, l
     if (!bytes) {
       throw new VoxError("INVALID_AUDIO", `Failed to resolve media audio for turn ${turnNumber}: the data: URI is not strict base64`, { file: displayPathOf(datasetFile), field });
     }
-    return Audio.fromBytes(bytes, mimeForExtension(media.format));
+    return Audio.fromBytes(bytes, guessMimeType(media.format) ?? "audio/wav");
   }
   const legacy = legacyPath(o);
   if (!legacy) return null;

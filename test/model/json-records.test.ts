@@ -1,6 +1,6 @@
 // Record splitting of JSON / JSON array / JSONL files as byte ranges.
 import { describe, expect, it } from "vitest";
-import { parseRecord, scanJsonRecords } from "../../src/ingest/json-records.js";
+import { parseRecord, scanJsonRecords } from "../../src/model/json-records.js";
 
 const enc = (s: string) => new TextEncoder().encode(s);
 const texts = (s: string, jsonl = false) => {

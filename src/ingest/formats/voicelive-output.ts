@@ -1,16 +1,31 @@
 // Voice Live evaluation harness outputs (formats.md F4): per-turn records grouped into one test case per conversation.
 import { dirname, isAbsolute, join, resolve } from "node:path";
-import { Audio, audioInit } from "../model/audio.js";
-import { VoxError } from "../model/errors.js";
-import { createTestCase, type Turn } from "../model/test-case.js";
-import { displayPathOf, isFile, readFileBytes } from "./files.js";
-import type { LoadedCall } from "./types.js";
-import type { LineRecord } from "./voicelive-dataset.js";
+import { Audio, audioInit } from "../../model/audio.js";
+import { VoxError } from "../../model/errors.js";
+import { createTestCase, type Turn } from "../../model/test-case.js";
+import { displayPathOf, isFile, readFileBytes } from "../files.js";
+import type { Candidate, CandidateContext, CallRef, ConversationRef, IngestOptions, InputFormat, LoadedCall } from "../types.js";
+import { discoverConversations, readConversationRecords, type LineRecord } from "./conversations.js";
 
 type Json = Record<string, unknown>;
 
 function isObject(v: unknown): v is Json {
   return v !== null && typeof v === "object" && !Array.isArray(v);
+}
+
+/** An output file (F0.2 order 3): the first record has `query` and `response` arrays. */
+export function detect(c: Candidate): InputFormat | null {
+  return c.kind === "json" && isVoiceLiveOutputRecord(c.first.value) ? "voicelive-output" : null;
+}
+
+/** One call per conversation (F4.9; legacy records without an id share one). */
+export function discover(c: Candidate, context: CandidateContext): CallRef[] {
+  return discoverConversations(c, context, outputConversationIdOf);
+}
+
+/** One conversation's turns, ordered by turn number (F4.9). */
+export function load(ref: ConversationRef, _options: IngestOptions): LoadedCall {
+  return loadVoiceLiveOutputConversation(ref.path, ref.conversationId, readConversationRecords(ref));
 }
 
 /** True when a record has the output shape of F0.2 (order 3): `query` and `response` arrays. */

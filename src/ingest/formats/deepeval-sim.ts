@@ -1,21 +1,34 @@
-// deepeval voice-simulation output folders (formats.md F2): turn files in order, start times recovered from the combined render.
+// deepeval voice-simulation output folders (formats.md F2): turn files in order, start times recovered from the combined render; one call per folder.
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
-import { decodeAudio, downmixTruncating, type DecodedAudio } from "../audio/index.js";
-import { locateClipsInMix } from "../dsp/locate.js";
-import { Audio } from "../model/audio.js";
-import type { CompatMode } from "../model/codec.js";
-import { VoxError } from "../model/errors.js";
-import { createTestCase, type Role, type Turn } from "../model/test-case.js";
-import { isFile, mimeForExtension, readFileBytes } from "./files.js";
-import { DEFAULT_INGEST_OPTIONS, type IngestOptions, type LoadedCall } from "./types.js";
+import { decodeAudio, downmixTruncating, type DecodedAudio } from "../../audio/index.js";
+import { locateClipsInMix } from "../../dsp/locate.js";
+import { Audio, guessMimeType } from "../../model/audio.js";
+import type { CompatMode } from "../../model/codec.js";
+import { VoxError } from "../../model/errors.js";
+import { createTestCase, type Role, type Turn } from "../../model/test-case.js";
+import { isFile, readFileBytes } from "../files.js";
+import { DEFAULT_INGEST_OPTIONS, type Candidate, type CandidateContext, type CallRef, type FileRef, type IngestOptions, type InputFormat, type LoadedCall } from "../types.js";
 
 /** A turn file name: `deepeval-turn-<n>-<role>.<ext>` (F2.1). */
 export const SIM_TURN_FILE = /^deepeval-turn-(\d+)-(user|assistant)\.(wav|mp3|opus|aac|flac|pcm)$/;
 /** The combined render (F2.4). */
 export const SIM_CONVERSATION_FILE = "deepeval-conversation.wav";
 
-export { locateClipsInMix };
+/** A conversation folder (F0.2 order 1): it directly holds deepeval turn files. */
+export function detect(c: Candidate): InputFormat | null {
+  return c.kind === "folder" && c.names.some((n) => SIM_TURN_FILE.test(n)) ? "deepeval-sim-folder" : null;
+}
+
+/** The folder is one call. */
+export function discover(c: Candidate, { id, displayPath }: CandidateContext): CallRef[] {
+  return [{ id, format: "deepeval-sim-folder", path: c.path, displayPath }];
+}
+
+/** The folder's turns, start times recovered from the render (F2.5). */
+export function load(ref: FileRef, options: IngestOptions): LoadedCall {
+  return loadSimConversation(ref.path, options);
+}
 
 export interface SimTurnFile {
   n: number;
@@ -58,7 +71,7 @@ export function loadSimConversation(dir: string, options: IngestOptions = {}): L
   const turns: Turn[] = files.map((f, i) => ({
     role: f.role,
     content: "",
-    audio: Audio.fromBytes(bytes[i], mimeForExtension(f.ext), { start_time: starts[i] }),
+    audio: Audio.fromBytes(bytes[i], guessMimeType(f.ext) ?? "audio/wav", { start_time: starts[i] }),
     metadata: { source_file: f.name },
   }));
   return { testCase: createTestCase({ turns, metadata: { source_format: "deepeval-sim-folder" } }), warnings, decoded: { compat, byTurn: clips } };

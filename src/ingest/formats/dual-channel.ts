@@ -1,15 +1,37 @@
-// Dual-channel call recordings (formats.md F5): speech activity per channel becomes turns with start times on the call clock.
+// Dual-channel call recordings (formats.md F5): speech activity per channel becomes turns with start times on the call clock; one call per recording.
 import { readFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { allocateWavPcm16, decodeAudio, type DecodedAudio } from "../audio/index.js";
-import { RecordingKernels } from "../dsp/recording-kernels.js";
-import { withArena } from "../dsp/wasm.js";
-import { Audio } from "../model/audio.js";
-import { VoxError } from "../model/errors.js";
-import { createTestCase, type Role, type Turn } from "../model/test-case.js";
-import { detectChannelSpeech } from "./channel-activity.js";
-import { displayPathOf, isFile, readFileBytes } from "./files.js";
-import { DEFAULT_INGEST_OPTIONS, type IngestOptions, type LoadedCall } from "./types.js";
+import { segmentsFromRuns, speechRunOptions } from "../../analysis/acoustics-activity.js";
+import { DEFAULT_ACOUSTICS_OPTIONS } from "../../analysis/acoustics-options.js";
+import { allocateWavPcm16, decodeAudio, type DecodedAudio } from "../../audio/index.js";
+import { RecordingKernels } from "../../dsp/recording-kernels.js";
+import { withArena } from "../../dsp/wasm.js";
+import { Audio } from "../../model/audio.js";
+import { VoxError } from "../../model/errors.js";
+import { createTestCase, type Role, type Turn } from "../../model/test-case.js";
+import { displayPathOf, isFile, readFileBytes } from "../files.js";
+import { DEFAULT_INGEST_OPTIONS, type Candidate, type CandidateContext, type CallRef, type FileRef, type IngestOptions, type InputFormat, type LoadedCall } from "../types.js";
+
+/** A recording (F0.2 order 5): an audio file whose header says it has two channels or more. */
+export function detect(c: Candidate): InputFormat | null {
+  return c.kind === "audio" && c.sniff.channels !== null && c.sniff.channels >= 2 ? "dual-channel" : null;
+}
+
+/** The recording is one call. */
+export function discover(c: Candidate, { id, displayPath }: CandidateContext): CallRef[] {
+  return [{ id, format: "dual-channel", path: c.path, displayPath }];
+}
+
+/** The recording cut into party turns (F5.2). */
+export function load(ref: FileRef, options: IngestOptions): LoadedCall {
+  return loadDualChannel(ref.path, options);
+}
+
+/** Speech segments [start_s, end_s] of `channel` of a recording in the kernels, with the engine's speech-activity defaults (acoustics.md §2.3). */
+function detectChannelSpeech(recording: RecordingKernels, channel: number): SpeechSegment[] {
+  if (recording.frames === 0) return [];
+  return segmentsFromRuns(recording.speechRuns(channel, speechRunOptions(DEFAULT_ACOUSTICS_OPTIONS)), DEFAULT_ACOUSTICS_OPTIONS);
+}
 
 /** A speech segment [start, end] in seconds. */
 export type SpeechSegment = [number, number];

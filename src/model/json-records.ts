@@ -1,5 +1,7 @@
-// Finds the records of a JSON or JSONL file as byte ranges without building them (formats.md F0.1, F1.1).
-import type { ByteRange } from "./types.js";
+// Finds the records of a JSON or JSONL file as byte ranges without building them (formats.md F0.1, F1.1): the one splitter of the library loader and of discovery.
+
+/** A byte range [start, end) of one JSON record inside a file. */
+export type ByteRange = [number, number];
 
 /** How a file holds its records. */
 export type JsonContainer = "object" | "array" | "lines";

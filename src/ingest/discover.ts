@@ -1,0 +1,201 @@
+// Discovery (formats.md F0.2): walks the inputs, reads each entry just far enough to tell its format (folder listing, first JSON record, audio header) and asks that format's module for its calls.
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { basename, dirname, join, relative, resolve, sep } from "node:path";
+import { sniffAudio } from "../audio/sniff.js";
+import type { ErrorCode } from "../model/errors.js";
+import { parseRecord, scanJsonRecords } from "../model/json-records.js";
+import { AUDIO_EXTENSIONS, displayPathOf, extensionOf, readHead, toPosix } from "./files.js";
+import { DETECTION_ORDER, FORMATS } from "./formats/index.js";
+import type { Candidate, CallRef, Discovery, FirstRecord, IngestOptions, InputFormat } from "./types.js";
+
+/** Records examined for a readable first one when the first ones do not parse. */
+const DETECTION_RECORDS = 20;
+/** Header bytes read to sniff an audio file. */
+const SNIFF_BYTES = 65536;
+/** Folder names never entered. */
+const SKIPPED_FOLDERS = new Set(["node_modules"]);
+
+/** What kind of entry a forced `--input-format` applies to. */
+const KIND_OF_FORMAT: Readonly<Record<InputFormat, Candidate["kind"]>> = {
+  "deepeval-json": "json",
+  "deepeval-jsonl": "json",
+  "voicelive-dataset": "json",
+  "voicelive-output": "json",
+  "deepeval-sim-folder": "folder",
+  "dual-channel": "audio",
+  wav: "audio",
+};
+
+const NO_KNOWN_RECORD = "no deepeval test case (turns), Voice Live dataset or Voice Live output record";
+
+/** The deepest folder that contains every path. */
+function commonAncestor(paths: string[]): string {
+  let common = paths[0].split(sep);
+  for (const p of paths.slice(1)) {
+    const parts = p.split(sep);
+    let i = 0;
+    while (i < common.length && i < parts.length && common[i] === parts[i]) i++;
+    common = common.slice(0, i);
+  }
+  return common.join(sep) || sep;
+}
+
+function kindOf(path: string): "dir" | "file" | "missing" {
+  try {
+    return statSync(path).isDirectory() ? "dir" : "file";
+  } catch {
+    return "missing";
+  }
+}
+
+function jsonCandidate(path: string): Candidate {
+  const bytes = readFileSync(path);
+  const records = scanJsonRecords(bytes, extensionOf(path) === "jsonl");
+  const decoder = new TextDecoder();
+  let firstError = "";
+  for (const [start, end] of records.ranges.slice(0, DETECTION_RECORDS)) {
+    let first: FirstRecord;
+    try {
+      first = { value: parseRecord(decoder.decode(bytes.subarray(start, end))) };
+    } catch (e) {
+      firstError ||= (e as Error).message;
+      continue;
+    }
+    return { kind: "json", path, bytes, records, first };
+  }
+  return { kind: "json", path, bytes, records, first: { error: firstError } };
+}
+
+function audioCandidate(path: string): Candidate {
+  return { kind: "audio", path, sniff: sniffAudio(readHead(path, SNIFF_BYTES)) };
+}
+
+/**
+ * Find every call under the inputs (files or folders, recursed). Ids are paths relative to the
+ * common folder of the inputs, plus `#<record>` for JSON containers and `#<conversation>` for
+ * Voice Live files, so they stay the same across runs whatever the working directory.
+ */
+export function discoverCalls(inputs: string[], options: IngestOptions = {}): Discovery {
+  const abs = inputs.map((p) => resolve(p));
+  const root = commonAncestor(abs.map((p) => (kindOf(p) === "dir" ? p : dirname(p))));
+  const exclude = new Set((options.exclude ?? []).map((p) => resolve(p)));
+  const forced = options.inputFormat;
+  const calls: CallRef[] = [];
+  const warnings: string[] = [];
+  const seenPaths = new Set<string>();
+  let monoClips = 0;
+
+  const idOf = (path: string) => toPosix(relative(root, path)) || basename(path);
+  const unreadable = (path: string, format: InputFormat | null, code: ErrorCode, why: string): CallRef => {
+    const displayPath = displayPathOf(path);
+    return { id: idOf(path), format, path, displayPath, error: { code, message: `${displayPath}: ${why}` } };
+  };
+
+  /** The candidate's format: the forced one where it applies to files of its kind, else the first detection in F0.2's order. */
+  const formatOf = (c: Candidate): InputFormat | null => {
+    // A folder is a conversation only when it holds turn files; forcing another format walks into it.
+    if (c.kind === "folder") return !forced || forced === "deepeval-sim-folder" ? detectFormat(c) : null;
+    return forced && KIND_OF_FORMAT[forced] === c.kind ? forced : detectFormat(c);
+  };
+
+  /** A file no format claims: an error record when it cannot be read or was named, else a warning (or nothing). */
+  const unclaimed = (c: Candidate, explicit: boolean) => {
+    const skip = (why: string) => (explicit ? calls.push(unreadable(c.path, null, "UNSUPPORTED_INPUT", why)) : warnings.push(`${displayPathOf(c.path)}: skipped (${why})`));
+    if (c.kind === "json") {
+      if (c.records.ranges.length === 0) calls.push(unreadable(c.path, null, "UNSUPPORTED_INPUT", "the file holds no JSON record"));
+      else if (c.first.value === undefined && "error" in c.first) calls.push(unreadable(c.path, null, "UNSUPPORTED_INPUT", `not valid JSON (${c.first.error})`));
+      else skip(NO_KNOWN_RECORD);
+    } else if (c.kind === "audio") {
+      const { container } = c.sniff;
+      if (container === "wav") calls.push(unreadable(c.path, null, "UNSUPPORTED_INPUT", "unreadable WAV header (no fmt chunk)"));
+      // A file named directly is read as a recording: decoding tells its channels.
+      else if (explicit) take(c, "dual-channel", true);
+      else skip(`the channel count of this ${container === "other" ? "audio" : container} file is only known after decoding (name it directly or use --input-format dual-channel)`);
+    }
+  };
+
+  const take = (c: Candidate, format: InputFormat, explicit: boolean) => {
+    calls.push(...FORMATS[format].discover(c, { format, id: idOf(c.path), displayPath: displayPathOf(c.path), explicit }));
+    if (format === "wav" && !explicit) monoClips++;
+  };
+
+  const visit = (c: Candidate, explicit: boolean) => {
+    if (seenPaths.has(c.path)) return;
+    seenPaths.add(c.path);
+    const format = formatOf(c);
+    if (format) take(c, format, explicit);
+    else unclaimed(c, explicit);
+  };
+
+  /** A file's candidate: by the forced format for a file the user named, else by its name; null for other files inside folders. */
+  const visitFile = (path: string, explicit: boolean) => {
+    const kind = forced && explicit && KIND_OF_FORMAT[forced] !== "folder" ? KIND_OF_FORMAT[forced] : kindOfName(basename(path));
+    if (kind === "json") visit(jsonCandidate(path), explicit);
+    else if (kind === "audio") visit(audioCandidate(path), explicit);
+    else if (explicit && !seenPaths.has(path)) {
+      seenPaths.add(path);
+      calls.push(unreadable(path, null, "UNSUPPORTED_INPUT", `unknown file type ".${extensionOf(path)}" (expected .json, .jsonl or an audio file)`));
+    }
+  };
+
+  /**
+   * Every call-bearing entry under `dir`, in a stable (sorted) order. A folder that directly holds
+   * deepeval turn files is one conversation and is not entered further; JSON files named like an
+   * audio file beside them are that recording's sidecar and are not calls.
+   */
+  const walk = (dir: string) => {
+    const entries = readdirSync(dir, { withFileTypes: true })
+      .filter((e) => !e.name.startsWith("."))
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    const names = entries.map((e) => e.name);
+    const folder: Candidate = { kind: "folder", path: dir, names };
+    const format = formatOf(folder);
+    if (format) {
+      if (!seenPaths.has(dir)) take(folder, format, false);
+      seenPaths.add(dir);
+      return;
+    }
+    const audioStems = new Set(names.filter((n) => kindOfName(n) === "audio").map(stemOf));
+    for (const e of entries) {
+      const path = join(dir, e.name);
+      if (exclude.has(path)) continue;
+      if (e.isDirectory()) {
+        if (!SKIPPED_FOLDERS.has(e.name)) walk(path);
+        continue;
+      }
+      if (!e.isFile()) continue;
+      if (extensionOf(e.name) === "json" && audioStems.has(stemOf(e.name))) continue;
+      visitFile(path, false);
+    }
+  };
+
+  abs.forEach((path) => {
+    if (exclude.has(path)) return;
+    const kind = kindOf(path);
+    if (kind === "missing") calls.push(unreadable(path, null, "IO_ERROR", "no such file or folder"));
+    else if (kind === "dir") walk(path);
+    else visitFile(path, true);
+  });
+  if (monoClips > 0) warnings.push(`${monoClips} mono audio clip(s) inside folders skipped (not call recordings)`);
+  return { calls, warnings };
+}
+
+/** The first format of F0.2's order whose module recognises the candidate. */
+function detectFormat(c: Candidate): InputFormat | null {
+  for (const module of DETECTION_ORDER) {
+    const format = module.detect(c);
+    if (format) return format;
+  }
+  return null;
+}
+
+/** What a file's name says it is: JSON (.json, .jsonl), audio, or neither. */
+function kindOfName(name: string): "json" | "audio" | null {
+  const ext = extensionOf(name);
+  if (ext === "json" || ext === "jsonl") return "json";
+  return AUDIO_EXTENSIONS.has(ext) ? "audio" : null;
+}
+
+function stemOf(name: string): string {
+  return name.replace(/\.[^.]+$/, "");
+}

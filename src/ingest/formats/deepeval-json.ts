@@ -1,0 +1,101 @@
+// deepeval ConversationalTestCase JSON / JSON arrays / JSONL files (formats.md F1): detection, one call per record, loading a record; and the library loaders of whole files.
+import { readFileSync } from "node:fs";
+import { dirname, isAbsolute, resolve } from "node:path";
+import type { ResolvedLocalFile } from "../../model/audio.js";
+import { parseTestCaseText, testCaseFromJson, type CompatMode, type ParsedTestCase } from "../../model/codec.js";
+import { VoxError } from "../../model/errors.js";
+import { parseRecord } from "../../model/json-records.js";
+import { extensionOf, isFile, readFileBytes, readRanges } from "../files.js";
+import type { Candidate, CandidateContext, CallRef, IngestOptions, InputFormat, LoadedCall, RecordRef } from "../types.js";
+
+/** A test case (F0.2 order 2): a JSON object with a `turns` key of any type; a JSONL container makes it deepeval-jsonl. */
+export function detect(c: Candidate): InputFormat | null {
+  if (c.kind !== "json" || !isObject(c.first.value) || !("turns" in c.first.value)) return null;
+  return c.records.container === "lines" ? "deepeval-jsonl" : "deepeval-json";
+}
+
+/** One call per record: `<id>#<index>`, with its byte range (and line, in JSONL). */
+export function discover(c: Candidate, { id, displayPath, format }: CandidateContext): CallRef[] {
+  if (c.kind !== "json" || (format !== "deepeval-json" && format !== "deepeval-jsonl")) return [];
+  const { ranges, lines } = c.records;
+  return ranges.map((range, index): RecordRef => ({ id: `${id}#${index}`, format, path: c.path, displayPath, index, range, line: lines ? lines[index] : null }));
+}
+
+/** Parse and validate one record; urls resolve against the file's folder. */
+export function load(ref: RecordRef, options: IngestOptions): LoadedCall {
+  const [text] = readRanges(ref.path, [ref.range]);
+  const file = ref.line !== null ? `${ref.displayPath} line ${ref.line}` : ref.index ? `${ref.displayPath} record ${ref.index}` : ref.displayPath;
+  let value: unknown;
+  try {
+    value = parseRecord(text ?? "");
+  } catch (e) {
+    throw new VoxError("INVALID_JSON", `JSON syntax error: ${(e as Error).message}`, { file });
+  }
+  const baseDir = dirname(ref.path);
+  const warnings: string[] = [];
+  const testCase = testCaseFromJson(value, { compat: options.compat, file, resolveLocal: localAudioResolver(baseDir), describeUrl: (url) => localPathOf(url, baseDir) ?? url }, warnings);
+  return { testCase, warnings };
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === "object" && !Array.isArray(v);
+}
+
+export interface DeepevalJsonOptions {
+  compat?: CompatMode;
+  /** Name of the file in messages (defaults to the path). */
+  displayPath?: string;
+}
+
+/** Where a url points on disk: `file://` URLs percent-decoded, relative paths against `baseDir`; null for http(s). */
+export function localPathOf(url: string, baseDir: string): string | null {
+  if (url.startsWith("http://") || url.startsWith("https://")) return null;
+  if (url.startsWith("file://")) {
+    const rest = safeDecode(url.slice("file://".length));
+    return rest.startsWith("/") ? rest : `//${rest}`;
+  }
+  return isAbsolute(url) ? url : resolve(baseDir, url);
+}
+
+function safeDecode(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}
+
+/** A resolver for `Audio` urls that reads existing local files relative to `baseDir`. */
+export function localAudioResolver(baseDir: string): (url: string) => ResolvedLocalFile | null {
+  return (url) => {
+    const p = localPathOf(url, baseDir);
+    if (!p || !isFile(p)) return null;
+    const b = readFileBytes(p);
+    return { path: p, bytes: new Uint8Array(b.buffer, b.byteOffset, b.byteLength) };
+  };
+}
+
+/** Parse test-case JSON text that came from `path` (urls resolve against its folder; a .jsonl path is read line by line, as discovery reads it). */
+export function parseDeepevalJsonText(text: string, path: string, options: DeepevalJsonOptions = {}): ParsedTestCase[] {
+  const baseDir = dirname(resolve(path));
+  return parseTestCaseText(text, {
+    jsonl: extensionOf(path) === "jsonl",
+    compat: options.compat,
+    file: options.displayPath ?? path,
+    resolveLocal: localAudioResolver(baseDir),
+    describeUrl: (url) => localPathOf(url, baseDir) ?? url,
+  });
+}
+
+/** Read and parse a deepeval JSON/JSONL file; unreadable files throw a VoxError naming the file. */
+export function loadDeepevalJsonFile(path: string, options: DeepevalJsonOptions = {}): ParsedTestCase[] {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (e) {
+    throw new VoxError("IO_ERROR", `cannot read the file: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, {
+      file: options.displayPath ?? path,
+    });
+  }
+  return parseDeepevalJsonText(text, path, options);
+}
