@@ -11,9 +11,9 @@ import { closeSync, existsSync, openSync, readSync, statSync, writeSync } from "
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { analyzeAcoustics, createLoudnessMeter, type LoudnessBlock } from "../src/analysis/acoustics.js";
-import { callWav, DEFAULT_CALL } from "../test/acoustics/calls.js";
-import { ESPEAK, FFMPEG, SOX, scratchDir } from "../test/acoustics/tools.js";
-import { readWav } from "../test/acoustics/wav.js";
+import { callWav, DEFAULT_CALL } from "../test/helpers/calls.js";
+import { ESPEAK, FFMPEG, SOX, scratchDir } from "../test/helpers/tools.js";
+import { readWav } from "../test/helpers/wav.js";
 
 const SAMPLE_RATE = 16000;
 const DURATION_S = 3600;

@@ -9,8 +9,8 @@ import type { AcousticsOptions } from "./acoustics-options.js";
 import { percentile } from "./percentile.js";
 
 /** Frame hop and window of the activity kernel (s). */
-export const ACTIVITY_HOP_S = 0.01;
-export const ACTIVITY_WINDOW_S = 0.02;
+const ACTIVITY_HOP_S = 0.01;
+const ACTIVITY_WINDOW_S = 0.02;
 
 /** The speech-activity options (in seconds and dB); the kernel takes them as SpeechRunOptions (in frames). */
 export type VadOptions = Pick<AcousticsOptions,
@@ -59,7 +59,7 @@ export function mergeSegments(segments: Segment[], minGapS: number): Segment[] {
 }
 
 /** Drop segments shorter than `minSpeechS`. */
-export function dropShortSegments(segments: Segment[], minSpeechS: number): Segment[] {
+function dropShortSegments(segments: Segment[], minSpeechS: number): Segment[] {
   return segments.filter(([s, e]) => e - s >= minSpeechS);
 }
 

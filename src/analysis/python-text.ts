@@ -21,7 +21,7 @@ const PY_WHITESPACE = new Set([
   0x2005, 0x2006, 0x2007, 0x2008, 0x2009, 0x200a, 0x2028, 0x2029, 0x202f, 0x205f, 0x3000,
 ]);
 
-export function isPyWhitespace(code: number): boolean {
+function isPyWhitespace(code: number): boolean {
   return PY_WHITESPACE.has(code);
 }
 

@@ -4,22 +4,25 @@ import { accessSync, constants, mkdtempSync, rmSync, writeFileSync } from "node:
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 
-let cached: string | null | undefined;
+/** The last lookup and the environment it was made in ($FFMPEG_PATH and $PATH): a changed environment looks again. */
+let cached: { env: string; path: string | null } | undefined;
 
 /** Absolute path of the ffmpeg binary, or null when none is installed. */
 export function findFfmpeg(): string | null {
-  if (cached !== undefined) return cached;
   const fromEnv = process.env.FFMPEG_PATH;
-  if (fromEnv) {
-    cached = isExecutable(fromEnv) ? fromEnv : null;
-    return cached;
-  }
+  const env = `${fromEnv ?? ""}${delimiter}${process.env.PATH ?? ""}`;
+  if (cached?.env !== env) cached = { env, path: lookUpFfmpeg(fromEnv) };
+  return cached.path;
+}
+
+function lookUpFfmpeg(fromEnv: string | undefined): string | null {
+  if (fromEnv) return isExecutable(fromEnv) ? fromEnv : null;
   for (const dir of (process.env.PATH ?? "").split(delimiter)) {
     if (!dir) continue;
     const candidate = join(dir, "ffmpeg");
-    if (isExecutable(candidate)) return (cached = candidate);
+    if (isExecutable(candidate)) return candidate;
   }
-  return (cached = null);
+  return null;
 }
 
 function isExecutable(p: string): boolean {
@@ -29,11 +32,6 @@ function isExecutable(p: string): boolean {
   } catch {
     return false;
   }
-}
-
-/** Forget the cached lookup (tests change $FFMPEG_PATH). */
-export function resetFfmpegLookup(): void {
-  cached = undefined;
 }
 
 /**

@@ -4,7 +4,7 @@
 // its mixdown): each method allocates its own outputs from the session and re-creates views
 // afterwards (memory.grow detaches them).
 import { checkStatus, KernelError } from "./kernel-error.js";
-import { withArena, type Arena } from "./wasm.js";
+import type { Arena } from "./wasm.js";
 
 /** Speech-run decision parameters in activity frames (10 ms hop), acoustics.md §2.3. */
 export interface SpeechRunOptions {
@@ -43,11 +43,6 @@ function runsOfLevelsAt(arena: Arena, levels: number, n: number, o: SpeechRunOpt
   const runs = checkStatus(k.activitySpeechRuns(levels, n, o.peakPercentile, o.noisePercentile, o.noiseHalfWindowFrames,
     o.enterAboveNoiseDb, o.enterBelowPeakDb, o.stayBelowEnterDb, o.hangoverFrames, scratch, out), "activitySpeechRuns");
   return arena.i32(out, 2 * runs).slice();
-}
-
-/** Speech runs of given frame levels (f32 dBFS at a 10 ms hop), as pairs (first frame, last frame above T_off). */
-export function speechRunsOfLevels(levels: Float32Array, o: SpeechRunOptions): Int32Array {
-  return withArena((arena) => runsOfLevelsAt(arena, arena.putF32(levels), levels.length, o));
 }
 
 /** One float channel in a session's arena and the kernels that read it. */

@@ -51,17 +51,17 @@ export function defaultChannelWeights(channels: number): number[] {
 }
 
 /** L = −0.691 + 10·log10(energy) (BS.1770-5 eq. 2); null for non-positive energy. */
-export function energyToLufs(energy: number): number | null {
+function energyToLufs(energy: number): number | null {
   return energy > 0 ? -0.691 + 10 * Math.log10(energy) : null;
 }
 
 /** A linear peak in dB (dBFS / dBTP); null for 0. */
-export function peakToDb(peak: number): number | null {
+function peakToDb(peak: number): number | null {
   return peak > 0 ? 20 * Math.log10(peak) : null;
 }
 
 /** Integrated loudness from 400 ms gating-block energies: gates −70 LKFS and −10 LU, strict `>` (§1.1). */
-export function gateIntegratedLoudness(blockEnergies: ArrayLike<number>, count = blockEnergies.length): number | null {
+function gateIntegratedLoudness(blockEnergies: ArrayLike<number>, count = blockEnergies.length): number | null {
   const absoluteEnergy = Math.pow(10, (ABSOLUTE_GATE_LUFS + 0.691) / 10);
   let sum = 0, n = 0;
   for (let j = 0; j < count; j++) if (blockEnergies[j] > absoluteEnergy) { sum += blockEnergies[j]; n++; }
@@ -77,7 +77,7 @@ export function gateIntegratedLoudness(blockEnergies: ArrayLike<number>, count =
 }
 
 /** EBU Tech 3342 LRA from short-term energies: gates −70 LUFS and −20 LU (`≥`), P95 − P10 by nearest rank (§1.5). */
-export function computeLoudnessRange(shortTermEnergies: ArrayLike<number>, count = shortTermEnergies.length): number | null {
+function computeLoudnessRange(shortTermEnergies: ArrayLike<number>, count = shortTermEnergies.length): number | null {
   const values: number[] = [];
   for (let k = 0; k < count; k++) {
     const l = energyToLufs(shortTermEnergies[k]);

@@ -7,7 +7,7 @@ import type { MetricEvaluation } from "./base-metric.js";
 import { fmt2 } from "../analysis/python-text.js";
 
 /** Reason of a per-clip metric with no decodable assistant audio. */
-export const NO_ASSISTANT_AUDIO_REASON = "No decodable assistant audio was available to evaluate.";
+const NO_ASSISTANT_AUDIO_REASON = "No decodable assistant audio was available to evaluate.";
 
 /**
  * Score every assistant clip with `scoreTurn`. `turn` in the breakdown is the 1-based assistant

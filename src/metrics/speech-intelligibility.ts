@@ -18,7 +18,7 @@ const W_CLIPPING = 0.2;
 const W_DROPOUTS = 0.15;
 
 /** One clip's intelligibility; components clamped, weighted sum left to right, clamped. */
-export function intelligibilityTurnScore(m: ParityMeasurements): number {
+function intelligibilityTurnScore(m: ParityMeasurements): number {
   const snr = clamp01((m.estimated_snr_db - SNR_FLOOR_DB) / SNR_SPAN_DB);
   const volume = clamp01(1.0 - Math.abs(m.rms_dbfs - VOLUME_TARGET_DBFS) / VOLUME_SPAN_DB);
   const clipping = clamp01(1.0 - m.clipping_fraction * CLIPPING_SLOPE);

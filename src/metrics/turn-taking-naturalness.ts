@@ -9,7 +9,7 @@ import { fmt2 } from "../analysis/python-text.js";
 /** Decay constants (seconds) of each transition kind. */
 const DECAY_S: Record<TransitionKind, number> = { gap: 2.5, user_barge_in: 2.0, agent_overlap: 0.6 };
 
-export const TURN_TAKING_REASONS = {
+const TURN_TAKING_REASONS = {
   missingStartTimes: "Turn-taking naturalness requires start_time on every audio turn so silence and overlap are not inferred.",
   tooFewEntries: "At least two timestamped audio turns are required to evaluate turn-taking.",
   noTransitions: "No cross-speaker transitions were available to evaluate.",

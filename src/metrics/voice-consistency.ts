@@ -15,7 +15,7 @@ const W_TIMBRE_WITH_PITCH = 0.25;
 const W_LOUDNESS = 0.6;
 const W_TIMBRE = 0.4;
 
-export const CONSISTENCY_SKIP_REASON = "At least two decodable assistant audio turns are required to evaluate voice consistency.";
+const CONSISTENCY_SKIP_REASON = "At least two decodable assistant audio turns are required to evaluate voice consistency.";
 
 interface ConsistencyRecord {
   turn: number;

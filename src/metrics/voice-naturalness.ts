@@ -29,7 +29,7 @@ const PITCH_ERRATIC_HZ = 90;
 const PITCH_PENALTY = 0.1;
 
 /** Words per minute of speech: words / (duration × (1 − silence_fraction) / 60) (voice-metrics.md §3.8). */
-export function speakingRateWpm(content: string, m: ParityMeasurements): number | null {
+function speakingRateWpm(content: string, m: ParityMeasurements): number | null {
   const words = pySplit(content).length;
   const speech = m.duration * (1 - m.silence_fraction);
   if (words === 0 || speech <= 0) return null;
@@ -37,7 +37,7 @@ export function speakingRateWpm(content: string, m: ParityMeasurements): number 
 }
 
 /** One clip's naturalness: 1.0 minus each penalty in the reference's order, clamped. */
-export function naturalnessTurnScore(m: ParityMeasurements, wpm: number | null): number {
+function naturalnessTurnScore(m: ParityMeasurements, wpm: number | null): number {
   let s = 1.0;
   s -= Math.min(CLIPPING_CAP, m.clipping_fraction * CLIPPING_SLOPE);
   s -= Math.min(DROPOUT_CAP, m.dropout_events * DROPOUT_STEP);

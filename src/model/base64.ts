@@ -7,7 +7,7 @@ const PAD = 61; // "="
 const CANONICAL = /^[A-Za-z0-9+/]*={0,2}$/;
 
 /** Thrown when the text cannot be decoded (Python raises binascii.Error "Incorrect padding"). */
-export class Base64Error extends Error {}
+class Base64Error extends Error {}
 
 /**
  * Decode like CPython's binascii.a2b_base64 in non-strict mode: characters outside the standard

@@ -88,7 +88,7 @@ const TARGET_TASK_MS = 50;
  * The compiled worker. A .ts worker does not inherit tsx on Node 20, so even when this module runs
  * from src/ (tests, tsx) the pool uses the build output in dist/.
  */
-export function defaultWorkerFile(): string {
+function defaultWorkerFile(): string {
   const here = dirname(fileURLToPath(import.meta.url));
   const file = import.meta.url.endsWith(".ts") ? resolve(here, "..", "..", "dist", "pool", "worker.js") : join(here, "worker.js");
   if (!existsSync(file)) throw new VoxError("INTERNAL", `the compiled worker ${file} is missing; run \`npm run build\``);

@@ -2,7 +2,7 @@
 import { closeSync, openSync, renameSync, writeSync } from "node:fs";
 import type { RecordDigest } from "../scoring/record.js";
 
-export const CSV_COLUMNS = [
+const CSV_COLUMNS = [
   "id",
   "name",
   "format",
@@ -21,7 +21,7 @@ export const CSV_COLUMNS = [
 ] as const;
 
 /** RFC 4180 field: quoted when it holds a comma, quote or line break. */
-export function csvField(value: unknown): string {
+function csvField(value: unknown): string {
   if (value === null || value === undefined) return "";
   const s = typeof value === "string" ? value : String(value);
   return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;

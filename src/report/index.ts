@@ -1,7 +1,7 @@
 // The report API: score whole archives into resumable JSONL, an atomic summary and a CSV.
 export { scoreArchive, type ScoreArchiveOptions, type ScoreArchiveResult } from "./score-archive.js";
-export { ResultWriter, scanResults } from "./jsonl-writer.js";
+export { ResultWriter } from "./jsonl-writer.js";
 export { SummaryAccumulator, type MetricSummary, type RunSummary } from "./summary.js";
-export { CsvWriter, CSV_COLUMNS, csvRows } from "./csv.js";
+export { CsvWriter, csvRows } from "./csv.js";
 export { formatSummaryTable } from "./table.js";
 export { writeFileAtomic } from "./atomic.js";

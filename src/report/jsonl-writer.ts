@@ -9,7 +9,7 @@ const SCAN_CHUNK = 1 << 20;
  * Stream the complete records of an existing results file to `visit`. A trailing partial line (a
  * run killed mid-write) is not a record; its start offset is returned so the caller can cut it.
  */
-export function scanResults(path: string, visit: (record: ResultRecord) => void): { validEnd: number } {
+function scanResults(path: string, visit: (record: ResultRecord) => void): { validEnd: number } {
   const fd = openSync(path, "r");
   try {
     const size = fstatSync(fd).size;

@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { compatWavDuration, decodeAudio, DecodeError, downmixTruncating, findFfmpeg, resetFfmpegLookup, writeWavPcm16 } from "../../src/audio/index.js";
+import { compatWavDuration, decodeAudio, DecodeError, downmixTruncating, findFfmpeg, writeWavPcm16 } from "../../src/audio/index.js";
 import { buildWav, int16Bytes } from "./wav-builder.js";
 
 function decodeError(bytes: Uint8Array, compat: "deepeval" | "voxmetrics"): DecodeError {
@@ -95,7 +95,6 @@ describe("default decoder (formats.md §F0.3)", () => {
 describe("ffmpeg containers", () => {
   afterEach(() => {
     delete process.env.FFMPEG_PATH;
-    resetFfmpegLookup();
   });
   const ffmpeg = findFfmpeg();
   it.skipIf(!ffmpeg)("decodes MP3 through ffmpeg", () => {
@@ -112,7 +111,6 @@ describe("ffmpeg containers", () => {
   });
   it("without ffmpeg a non-WAV clip gets a clear error", () => {
     process.env.FFMPEG_PATH = "/nonexistent/ffmpeg";
-    resetFfmpegLookup();
     const e = decodeError(new TextEncoder().encode("ID3 not really mp3"), "voxmetrics");
     expect(e.code).toBe("FFMPEG_MISSING");
     expect(e.message).toMatch(/needs ffmpeg, which was not found/);

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decodeAudio, writeWavPcm16 } from "../../src/audio/index.js";
 import type { ResultRecord } from "../../src/scoring/record.js";
 import { REPO_ROOT } from "../helpers/shared.js";
-import { ensureBuilt } from "../pool/dist.js";
+import { ensureBuilt } from "../helpers/dist.js";
 import { runCli } from "./score-program.js";
 
 const SAMPLE = join(REPO_ROOT, "fixtures", "sample-archive");

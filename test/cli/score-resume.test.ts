@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ResultRecord } from "../../src/scoring/record.js";
 import { REPO_ROOT } from "../helpers/shared.js";
-import { ensureBuilt } from "../pool/dist.js";
+import { ensureBuilt } from "../helpers/dist.js";
 import { runCli } from "./score-program.js";
 
 const CALLS = 150;

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { REPO_ROOT } from "../helpers/shared.js";
-import { ensureBuilt } from "../pool/dist.js";
+import { ensureBuilt } from "../helpers/dist.js";
 import { runCli } from "./score-program.js";
 
 const ARCHIVE = join(REPO_ROOT, "fixtures", "sample-archive");

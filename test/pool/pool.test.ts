@@ -8,7 +8,7 @@ import { runCalls } from "../../src/pool/index.js";
 import { DEFAULT_SCORE_OPTIONS } from "../../src/scoring/options.js";
 import type { ResultRecord } from "../../src/scoring/record.js";
 import { REPO_ROOT } from "../helpers/shared.js";
-import { ensureBuilt } from "./dist.js";
+import { ensureBuilt } from "../helpers/dist.js";
 
 const ARCHIVE = join(REPO_ROOT, "fixtures", "sample-archive");
 const CRASHING_WORKER = join(REPO_ROOT, "test", "pool", "crashing-worker.mjs");

@@ -3,7 +3,7 @@ import type { SpeechRunOptions } from "../channel-kernels.js";
 import { applyBiquad, type Biquad } from "./loudness.js";
 
 /** 2nd-order Butterworth high pass or low pass at `cutoffHz` (bilinear transform, Q = 1/√2). */
-export function butterworth2(kind: "highpass" | "lowpass", cutoffHz: number, sampleRate: number): Biquad {
+function butterworth2(kind: "highpass" | "lowpass", cutoffHz: number, sampleRate: number): Biquad {
   const k = Math.tan((Math.PI * cutoffHz) / sampleRate);
   const q = Math.SQRT1_2;
   const norm = 1 / (1 + k / q + k * k);

@@ -199,7 +199,7 @@ export class ResidualIndexReference {
 }
 
 /** Every offset (ascending) where all samples of the clip match the residual. */
-export function findFullMatchesReference(index: ResidualIndexReference, wild: Uint8Array, clip: Int16Array, anchors: number[]): number[] {
+function findFullMatchesReference(index: ResidualIndexReference, wild: Uint8Array, clip: Int16Array, anchors: number[]): number[] {
   const [p] = anchors;
   if (p === undefined) return [];
   const residual = index.residual;
@@ -210,7 +210,7 @@ export function findFullMatchesReference(index: ResidualIndexReference, wild: Ui
 }
 
 /** The offset where a large, distinctive part of the clip matches exactly and no other offset comes close. */
-export function findPartialMatchReference(index: ResidualIndexReference, wild: Uint8Array, clip: Int16Array, anchors: number[]): number | null {
+function findPartialMatchReference(index: ResidualIndexReference, wild: Uint8Array, clip: Int16Array, anchors: number[]): number | null {
   const residual = index.residual;
   const tried = new Set<number>();
   let best: { o: number; matched: number } | null = null;

@@ -43,7 +43,7 @@ export function applyBiquad(x: ArrayLike<number>, [b0, b1, b2, a1, a2]: Biquad):
 }
 
 /** L = −0.691 + 10·log10(Σ G_i·z_i) (BS.1770-5 eq. 2); null for zero energy. */
-export function energyToLufs(energy: number): number | null {
+function energyToLufs(energy: number): number | null {
   return energy > 0 ? -0.691 + 10 * Math.log10(energy) : null;
 }
 
@@ -100,7 +100,7 @@ export function measureLoudnessReference(
 }
 
 /** BS.1770-5 eq. 6–7: absolute gate −70 LKFS, relative gate −10 LU from the mean energy, strict `>`. */
-export function gateIntegratedReference(blockEnergies: number[]): number | null {
+function gateIntegratedReference(blockEnergies: number[]): number | null {
   const lufs = (e: number) => energyToLufs(e) ?? -Infinity;
   const absolute = blockEnergies.filter((e) => lufs(e) > -70);
   if (!absolute.length) return null;
@@ -111,7 +111,7 @@ export function gateIntegratedReference(blockEnergies: number[]): number | null 
 }
 
 /** EBU Tech 3342: gates −70 LUFS and −20 LU (mean power, `≥`), LRA = P95 − P10 by nearest rank. */
-export function loudnessRangeReference(shortTermEnergies: number[]): number | null {
+function loudnessRangeReference(shortTermEnergies: number[]): number | null {
   const values = shortTermEnergies.map((e) => energyToLufs(e) ?? -Infinity).filter((l) => l >= -70);
   if (values.length < 2) return null;
   const meanPower = values.reduce((s, l) => s + Math.pow(10, l / 10), 0) / values.length;

@@ -30,7 +30,7 @@ export function rmsReference(x: ArrayLike<number>): number {
 }
 
 /** frames(width) of §3.2: consecutive chunks, the last partial one kept only if its length ≥ floor(width / 2). */
-export function framesReference(x: Int16Array, width: number): Int16Array[] {
+function framesReference(x: Int16Array, width: number): Int16Array[] {
   const frames: Int16Array[] = [];
   for (let start = 0; start < x.length; start += width) {
     const frame = x.subarray(start, start + width);
@@ -78,7 +78,7 @@ export function frameStatsReference(x: Int16Array, width: number): {
 }
 
 /** §3.6 for one 40 ms frame, with the spec's sequential float64 sums; null = no pitch. */
-export function framePitchReference(frame: Int16Array, sampleRate: number): number | null {
+function framePitchReference(frame: Int16Array, sampleRate: number): number | null {
   if (rmsReference(frame) < SILENCE_RMS) return null;
   const step = Math.max(1, Math.floor(sampleRate / 8000));
   const d: number[] = [];

@@ -11,7 +11,7 @@ function besselI0(x: number): number {
 }
 
 /** w[i] = I0(β·√(1 − r²)) / I0(β), r = (i − (L−1)/2) / ((L−1)/2). */
-export function kaiserWindowReference(length: number, beta: number): number[] {
+function kaiserWindowReference(length: number, beta: number): number[] {
   const half = (length - 1) / 2;
   return Array.from({ length }, (_, i) => {
     const r = half > 0 ? (i - half) / half : 0;

@@ -1,18 +1,18 @@
 // Readable float64 twin of the true-peak kernel: BS.1770-5 Annex 2 polyphase interpolation (acoustics.md §1.6).
 
 /** BS.1770-5 Annex 2 example filter, phase 0; phase 3 is its reverse. */
-export const PHASE_0 = [
+const PHASE_0 = [
   0.001708984375, 0.010986328125, -0.0196533203125, 0.033203125, -0.0594482421875, 0.1373291015625,
   0.97216796875, -0.102294921875, 0.047607421875, -0.026611328125, 0.014892578125, -0.00830078125,
 ];
 /** Phase 1; phase 2 is its reverse. */
-export const PHASE_1 = [
+const PHASE_1 = [
   -0.0291748046875, 0.029296875, -0.0517578125, 0.089111328125, -0.16650390625, 0.465087890625,
   0.77978515625, -0.2003173828125, 0.1015625, -0.0582275390625, 0.0330810546875, -0.0189208984375,
 ];
 
 /** Oversampling factor: ×4 below 96 kHz, ×2 (phases 0 and 2) below 192 kHz, none above. */
-export function truePeakFactorReference(sampleRate: number): number {
+function truePeakFactorReference(sampleRate: number): number {
   return sampleRate >= 192000 ? 1 : sampleRate >= 96000 ? 2 : 4;
 }
 

@@ -48,7 +48,7 @@ export interface DeepevalJsonOptions {
 }
 
 /** Where a url points on disk: `file://` URLs percent-decoded, relative paths against `baseDir`; null for http(s). */
-export function localPathOf(url: string, baseDir: string): string | null {
+function localPathOf(url: string, baseDir: string): string | null {
   if (url.startsWith("http://") || url.startsWith("https://")) return null;
   if (url.startsWith("file://")) {
     const rest = safeDecode(url.slice("file://".length));
@@ -66,7 +66,7 @@ function safeDecode(s: string): string {
 }
 
 /** A resolver for `Audio` urls that reads existing local files relative to `baseDir`. */
-export function localAudioResolver(baseDir: string): (url: string) => ResolvedLocalFile | null {
+function localAudioResolver(baseDir: string): (url: string) => ResolvedLocalFile | null {
   return (url) => {
     const p = localPathOf(url, baseDir);
     if (!p || !isFile(p)) return null;

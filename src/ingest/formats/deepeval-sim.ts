@@ -11,9 +11,9 @@ import { isFile, readFileBytes } from "../files.js";
 import { DEFAULT_INGEST_OPTIONS, type Candidate, type CandidateContext, type CallRef, type FileRef, type IngestOptions, type InputFormat, type LoadedCall } from "../types.js";
 
 /** A turn file name: `deepeval-turn-<n>-<role>.<ext>` (F2.1). */
-export const SIM_TURN_FILE = /^deepeval-turn-(\d+)-(user|assistant)\.(wav|mp3|opus|aac|flac|pcm)$/;
+const SIM_TURN_FILE = /^deepeval-turn-(\d+)-(user|assistant)\.(wav|mp3|opus|aac|flac|pcm)$/;
 /** The combined render (F2.4). */
-export const SIM_CONVERSATION_FILE = "deepeval-conversation.wav";
+const SIM_CONVERSATION_FILE = "deepeval-conversation.wav";
 
 /** A conversation folder (F0.2 order 1): it directly holds deepeval turn files. */
 export function detect(c: Candidate): InputFormat | null {

@@ -32,14 +32,14 @@ export function load(ref: ConversationRef, _options: IngestOptions): LoadedCall 
 }
 
 /** True when a record has one of the dataset shapes of F0.2 (order 4). */
-export function isVoiceLiveDatasetRecord(o: unknown): boolean {
+function isVoiceLiveDatasetRecord(o: unknown): boolean {
   if (!isObject(o)) return false;
   if ("WavPath" in o || "audio_path" in o || typeof o.audio === "string" || "messages" in o) return true;
   return isObject(o.audio) && o.audio.type === "input_audio";
 }
 
 /** The grouping key (F3.3): `conversationID` → `conversation_id` → "default", falsy values falling through. */
-export function conversationIdOf(o: Json): string {
+function conversationIdOf(o: Json): string {
   const v = o.conversationID || o.conversation_id || "default";
   return typeof v === "string" ? v : JSON.stringify(v);
 }
@@ -106,7 +106,7 @@ export function groundTruthOf(o: Json): unknown {
 }
 
 /** System prompt (F3.3): `system_prompt`, else the first system message's content. */
-export function systemPromptOf(o: Json): string | null {
+function systemPromptOf(o: Json): string | null {
   if (o.system_prompt) return typeof o.system_prompt === "string" ? o.system_prompt : JSON.stringify(o.system_prompt);
   if (!Array.isArray(o.messages)) return null;
   const sys = o.messages.find((m) => isObject(m) && m.role === "system");
@@ -162,7 +162,7 @@ export function decodeDataUri(uri: string): Uint8Array | null {
 }
 
 /** The user audio of one dataset record (F3.2), or null when the record has none. */
-export function datasetAudio(o: Json, datasetFile: string, turnNumber: number, lineField: string): Audio | null {
+function datasetAudio(o: Json, datasetFile: string, turnNumber: number, lineField: string): Audio | null {
   const media = mediaReference(o);
   if (media) {
     const field = `${lineField}: ${media.field}`;
@@ -189,7 +189,7 @@ export function datasetAudio(o: Json, datasetFile: string, turnNumber: number, l
  * One conversation of a dataset as a test case: the user side only (a dataset holds no agent
  * audio, F3.11), each user turn with its audio and reference question.
  */
-export function loadVoiceLiveDatasetConversation(datasetFile: string, conversationId: string, records: LineRecord[]): LoadedCall {
+function loadVoiceLiveDatasetConversation(datasetFile: string, conversationId: string, records: LineRecord[]): LoadedCall {
   const warnings: string[] = [];
   const turns: Turn[] = [];
   let systemPrompt: string | null = null;

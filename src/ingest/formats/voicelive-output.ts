@@ -29,12 +29,12 @@ export function load(ref: ConversationRef, _options: IngestOptions): LoadedCall 
 }
 
 /** True when a record has the output shape of F0.2 (order 3): `query` and `response` arrays. */
-export function isVoiceLiveOutputRecord(o: unknown): boolean {
+function isVoiceLiveOutputRecord(o: unknown): boolean {
   return isObject(o) && Array.isArray(o.query) && Array.isArray(o.response);
 }
 
 /** Grouping key of an output record; legacy records (F4.7) carry none and share one conversation. */
-export function outputConversationIdOf(o: Json): string {
+function outputConversationIdOf(o: Json): string {
   const v = o.conversation_id;
   if (v === undefined || v === null || v === "") return "default";
   return typeof v === "string" ? v : JSON.stringify(v);
@@ -111,7 +111,7 @@ function audioFromFile(path: string): Audio {
 }
 
 /** One conversation of an output file as a test case (F4.9), records ordered by turn number. */
-export function loadVoiceLiveOutputConversation(outputFile: string, conversationId: string, records: LineRecord[]): LoadedCall {
+function loadVoiceLiveOutputConversation(outputFile: string, conversationId: string, records: LineRecord[]): LoadedCall {
   const warnings: string[] = [];
   const outputDir = dirname(outputFile);
   const rows = records.map(({ value, line }, i) => {

@@ -3,9 +3,9 @@ import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { LoudnessMeter } from "../../src/dsp/loudness.js";
-import { callWav, DEFAULT_CALL } from "./calls.js";
-import { ESPEAK, FFMPEG, SOX, ffmpegEbur128 } from "./tools.js";
-import { readWav } from "./wav.js";
+import { callWav, DEFAULT_CALL } from "../helpers/calls.js";
+import { ESPEAK, FFMPEG, SOX, ffmpegEbur128 } from "../helpers/tools.js";
+import { readWav } from "../helpers/wav.js";
 
 const PARITY_DIR = "/work/shared/parity/deepeval-sim";
 const TOLERANCE = { integratedLufs: 0.1, loudnessRangeLu: 0.5, truePeakDbtp: 0.2 };

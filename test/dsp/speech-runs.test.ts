@@ -1,14 +1,28 @@
 // Speech-run kernel ≡ twin: per-frame decisions (percentiles, hysteresis both ways, hangover) on random and edge frame levels, exactly.
 import { describe, expect, it } from "vitest";
-import { ChannelKernels, speechRunsOfLevels, type SpeechRunOptions } from "../../src/dsp/channel-kernels.js";
+import { ChannelKernels, type SpeechRunOptions } from "../../src/dsp/channel-kernels.js";
+import { checkStatus } from "../../src/dsp/kernel-error.js";
 import { withArena } from "../../src/dsp/wasm.js";
 import { speechRunsReference } from "../../src/dsp/reference/activity.js";
 import { DEFAULT_ACOUSTICS_OPTIONS } from "../../src/analysis/acoustics-options.js";
 import { speechRunOptions } from "../../src/analysis/acoustics-activity.js";
-import { seededRandom, whiteNoise } from "./signals.js";
+import { seededRandom, whiteNoise } from "../helpers/signals.js";
 
 const random = seededRandom(4242);
 const DEFAULTS = speechRunOptions(DEFAULT_ACOUSTICS_OPTIONS);
+
+/** The speech-run kernel over given frame levels (f32 dBFS at a 10 ms hop), as flat (first frame, last frame above T_off) pairs. */
+function speechRunsOfLevels(levels: Float32Array, o: SpeechRunOptions): Int32Array {
+  return withArena((arena) => {
+    const n = levels.length;
+    const input = arena.putF32(levels);
+    const scratch = arena.alloc(arena.k.activitySpeechRunsScratchSize(n));
+    const out = arena.allocI32(2 * n);
+    const runs = checkStatus(arena.k.activitySpeechRuns(input, n, o.peakPercentile, o.noisePercentile, o.noiseHalfWindowFrames,
+      o.enterAboveNoiseDb, o.enterBelowPeakDb, o.stayBelowEnterDb, o.hangoverFrames, scratch, out), "activitySpeechRuns");
+    return arena.i32(out, 2 * runs).slice();
+  });
+}
 
 /** Kernel runs as [first, last] pairs. */
 function kernelRuns(levels: Float32Array, o: SpeechRunOptions): Array<[number, number]> {

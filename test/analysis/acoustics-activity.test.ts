@@ -7,10 +7,10 @@ import { DEFAULT_ACOUSTICS_OPTIONS } from "../../src/analysis/acoustics-options.
 import { computePauseStats } from "../../src/analysis/acoustics-activity.js";
 import { percentile } from "../../src/analysis/percentile.js";
 import { selectPercentile } from "../../src/dsp/reference/activity.js";
-import { callWav, DEFAULT_CALL } from "./calls.js";
-import { seededRandom, whiteNoise } from "./signals.js";
-import { ESPEAK, FFMPEG, SOX, ffmpegSilences } from "./tools.js";
-import { readWav } from "./wav.js";
+import { callWav, DEFAULT_CALL } from "../helpers/calls.js";
+import { seededRandom, whiteNoise } from "../helpers/signals.js";
+import { ESPEAK, FFMPEG, SOX, ffmpegSilences } from "../helpers/tools.js";
+import { readWav } from "../helpers/wav.js";
 
 describe("speech activity on synthetic bursts", () => {
   it("finds tone bursts in −60 dBFS noise within one 20 ms frame", () => {

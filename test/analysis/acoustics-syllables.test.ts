@@ -3,9 +3,9 @@ import { describe, expect, it } from "vitest";
 import { analyzeAcoustics } from "../../src/analysis/acoustics.js";
 import { findDipPeakDip } from "../../src/analysis/acoustics-syllables.js";
 import { countWords } from "../../src/analysis/python-text.js";
-import { callWav, DEFAULT_CALL, SENTENCES } from "./calls.js";
-import { ESPEAK, SOX } from "./tools.js";
-import { readWav } from "./wav.js";
+import { callWav, DEFAULT_CALL, SENTENCES } from "../helpers/calls.js";
+import { ESPEAK, SOX } from "../helpers/tools.js";
+import { readWav } from "../helpers/wav.js";
 
 /** Syllables of SENTENCES counted by hand from the text (dictionary syllabification). */
 const KNOWN_SYLLABLES = 11 + 12 + 10 + 12 + 9 + 10 + 9 + 13 + 8 + 11;

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { analyzeAcoustics } from "../../src/analysis/acoustics.js";
 import { wadaSnrFromStatistic } from "../../src/analysis/acoustics-quality.js";
 import { WADA_SNR_MIN_DB, WADA_TABLE } from "../../src/dsp/wada-table.js";
-import { seededRandom, whiteNoise } from "./signals.js";
+import { seededRandom, whiteNoise } from "../helpers/signals.js";
 
 describe("WADA-SNR table", () => {
   it("has 121 increasing values matching the published anchors", () => {

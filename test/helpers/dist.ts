@@ -2,7 +2,7 @@
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { REPO_ROOT } from "../helpers/shared.js";
+import { REPO_ROOT } from "./shared.js";
 
 export function ensureBuilt(): void {
   if (existsSync(join(REPO_ROOT, "dist", "pool", "worker.js"))) return;

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { LoudnessMeter, type LoudnessMeasurement } from "../../src/dsp/loudness.js";
 import { designKWeighting, measureLoudnessReference } from "../../src/dsp/reference/loudness.js";
 import { truePeakReference } from "../../src/dsp/reference/true-peak.js";
-import { fadedSine, seededRandom, sineSequence, whiteNoise, type Segment } from "./signals.js";
+import { fadedSine, seededRandom, sineSequence, whiteNoise, type Segment } from "../helpers/signals.js";
 
 const FS = 48000;
 

@@ -4,8 +4,8 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { analyzeAcoustics, analyzeLoudness, createLoudnessMeter } from "../../src/analysis/acoustics.js";
 import { DEFAULT_ACOUSTICS_OPTIONS, resolveAcousticsOptions } from "../../src/analysis/acoustics-options.js";
-import { seededRandom, sineSequence, whiteNoise } from "./signals.js";
-import { readWav } from "./wav.js";
+import { seededRandom, sineSequence, whiteNoise } from "../helpers/signals.js";
+import { readWav } from "../helpers/wav.js";
 
 const BLOCK_KEYS = [
   "integrated_lufs", "momentary_max_lufs", "short_term_max_lufs", "lra_lu", "sample_peak_dbfs", "true_peak_dbtp",

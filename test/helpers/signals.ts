@@ -1,5 +1,5 @@
 // Test-signal synthesis for the acoustics suites: tones, segment sequences and seeded noise.
-import { seededRandom } from "../helpers/random.js";
+import { seededRandom } from "./random.js";
 
 export { seededRandom };
 

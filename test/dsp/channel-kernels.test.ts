@@ -6,7 +6,7 @@ import { activityLevelsReference } from "../../src/dsp/reference/activity.js";
 import { signalStatsReference, powerSpectrumReference } from "../../src/dsp/reference/signal.js";
 import { intensityReference } from "../../src/dsp/reference/syllables.js";
 import { decimateReference, yinFrameReference } from "../../src/dsp/reference/yin.js";
-import { seededRandom, whiteNoise } from "./signals.js";
+import { seededRandom, whiteNoise } from "../helpers/signals.js";
 
 const random = seededRandom(2002);
 const RATES = [8000, 11025, 16000, 22050, 24000, 44100, 48000];
