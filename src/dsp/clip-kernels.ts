@@ -55,6 +55,12 @@ export class PlanarKernels {
   }
 }
 
+/** Whole frames of interleaved `samples` with `channels` per frame (a trailing partial frame does not count); a RangeError for a bad channel count. */
+export function wholeFrames(samples: Int16Array, channels: number): number {
+  if (!Number.isInteger(channels) || channels < 1) throw new RangeError(`channels must be an integer ≥ 1, got ${channels}`);
+  return Math.floor(samples.length / channels);
+}
+
 /** A decoded clip: interleaved int16, and the exact planar floats when the source had them. */
 export interface ClipPcm {
   samples: Int16Array;
@@ -74,10 +80,8 @@ export class ClipKernels {
     private readonly arena: Arena,
     private readonly pcm: ClipPcm,
   ) {
-    const { samples, channels } = pcm;
-    if (!Number.isInteger(channels) || channels < 1) throw new RangeError(`channels must be an integer ≥ 1, got ${channels}`);
-    this.frames = Math.floor(samples.length / channels);
-    this.interleaved = arena.copyPcm(samples.subarray(0, this.frames * channels));
+    this.frames = wholeFrames(pcm.samples, pcm.channels);
+    this.interleaved = arena.copyPcm(pcm.samples.subarray(0, this.frames * pcm.channels));
   }
 
   /** The parity kernels' raw results over deepeval's truncating int16 mono mix (made in the arena for several channels). */

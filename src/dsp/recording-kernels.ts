@@ -7,6 +7,7 @@
 // JavaScript (turns are cut there), so every sample still enters WebAssembly memory once before the
 // turn clips are analysed.
 import { ChannelKernels, type SpeechRunOptions } from "./channel-kernels.js";
+import { wholeFrames } from "./clip-kernels.js";
 import { checkStatus } from "./kernel-error.js";
 import type { Arena } from "./wasm.js";
 
@@ -35,12 +36,10 @@ export class RecordingKernels {
     private readonly arena: Arena,
     private readonly pcm: RecordingPcm,
   ) {
-    const { samples, channels } = pcm;
-    if (!Number.isInteger(channels) || channels < 1) throw new RangeError(`channels must be an integer ≥ 1, got ${channels}`);
-    this.frames = Math.floor(samples.length / channels);
-    this.channels = channels;
+    this.frames = wholeFrames(pcm.samples, pcm.channels);
+    this.channels = pcm.channels;
     this.sampleRate = pcm.sampleRate;
-    this.input = pcm.floatChannels ? 0 : arena.copyPcm(samples.subarray(0, this.frames * channels));
+    this.input = pcm.floatChannels ? 0 : arena.copyPcm(pcm.samples.subarray(0, this.frames * pcm.channels));
     this.channel = arena.allocF32(this.frames);
   }
 

@@ -1,9 +1,9 @@
 // Agent Responsiveness (voice-metrics.md §5.5): did every user turn that owed a reply get one.
 import type { CallAnalysis } from "../analysis/call.js";
+import { fmt2 } from "../analysis/python-text.js";
 import type { ConversationalTestCase } from "../model/test-case.js";
 import { BaseVoiceMetric, type MetricEvaluation } from "./base-metric.js";
 import { criticalReason, detectResponsiveness } from "./detectors.js";
-import { fmt2 } from "../analysis/python-text.js";
 
 export class AgentResponsivenessMetric extends BaseVoiceMetric {
   readonly name = "Agent Responsiveness";

@@ -1,10 +1,10 @@
 // Shared walk over assistant turns for the per-clip metrics (Naturalness, Intelligibility): ordinals, error entries, skip rule.
 import type { CallAnalysis } from "../analysis/call.js";
+import { pyMean } from "../analysis/pynum.js";
+import { fmt2 } from "../analysis/python-text.js";
 import { isMeasurementError, type ParityMeasurements } from "../analysis/types.js";
 import type { ConversationalTestCase, Turn } from "../model/test-case.js";
-import { pyMean } from "../analysis/pynum.js";
 import type { MetricEvaluation } from "./base-metric.js";
-import { fmt2 } from "../analysis/python-text.js";
 
 /** Reason of a per-clip metric with no decodable assistant audio. */
 const NO_ASSISTANT_AUDIO_REASON = "No decodable assistant audio was available to evaluate.";

@@ -1,9 +1,9 @@
 // Audio Integrity (voice-metrics.md §5.6): missing or broken assistant audio, cut-offs, loops, dropouts, clipping.
 import type { CallAnalysis } from "../analysis/call.js";
+import { fmt2 } from "../analysis/python-text.js";
 import type { ConversationalTestCase } from "../model/test-case.js";
 import { BaseVoiceMetric, type MetricEvaluation } from "./base-metric.js";
 import { criticalReason, detectAudioIntegrity } from "./detectors.js";
-import { fmt2 } from "../analysis/python-text.js";
 
 export class AudioIntegrityMetric extends BaseVoiceMetric {
   readonly name = "Audio Integrity";

@@ -1,9 +1,9 @@
 // The two event detectors behind Agent Responsiveness, Audio Integrity and Voice Reliability (voice-metrics.md §5.5–5.6).
 import type { CallAnalysis } from "../analysis/call.js";
+import { pyStrip } from "../analysis/python-text.js";
 import { isMeasurementError } from "../analysis/types.js";
 import type { ConversationalTestCase } from "../model/test-case.js";
 import { clamp01 } from "./base-metric.js";
-import { pyStrip } from "../analysis/python-text.js";
 
 /** User texts that close the conversation and owe no reply (plain suffix test after normalisation). */
 const SIGN_OFFS = ["bye", "goodbye", "thank you", "thanks", "that's all", "that is all"];

@@ -3,8 +3,7 @@ import type { CallAnalysis } from "../analysis/call.js";
 import type { ParityMeasurements } from "../analysis/types.js";
 import type { ConversationalTestCase } from "../model/test-case.js";
 import { scoreAssistantClips } from "./assistant-turns.js";
-import { BaseVoiceMetric, type MetricEvaluation } from "./base-metric.js";
-import { clamp01 } from "./base-metric.js";
+import { BaseVoiceMetric, clamp01, type MetricEvaluation } from "./base-metric.js";
 
 const SNR_FLOOR_DB = 3.0;
 const SNR_SPAN_DB = 22.0;

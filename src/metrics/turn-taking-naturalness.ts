@@ -1,10 +1,10 @@
 // Turn-Taking Naturalness (voice-metrics.md §5.4): exponential scores of gaps, barge-ins and overlaps between speakers.
 import type { CallAnalysis } from "../analysis/call.js";
+import { pyMean } from "../analysis/pynum.js";
+import { fmt2 } from "../analysis/python-text.js";
 import type { ConversationalTestCase } from "../model/test-case.js";
 import { buildTimeline, findTransitions, type TransitionKind } from "../timeline/index.js";
-import { pyMean } from "../analysis/pynum.js";
 import { BaseVoiceMetric, type MetricEvaluation } from "./base-metric.js";
-import { fmt2 } from "../analysis/python-text.js";
 
 /** Decay constants (seconds) of each transition kind. */
 const DECAY_S: Record<TransitionKind, number> = { gap: 2.5, user_barge_in: 2.0, agent_overlap: 0.6 };

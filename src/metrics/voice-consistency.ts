@@ -1,11 +1,10 @@
 // Voice Consistency (voice-metrics.md §5.3): stability of loudness, pitch and zero-crossing rate across assistant clips.
 import type { CallAnalysis } from "../analysis/call.js";
 import { pyMean, pyPstdev } from "../analysis/pynum.js";
+import { fmt2 } from "../analysis/python-text.js";
 import { isMeasurementError } from "../analysis/types.js";
 import type { ConversationalTestCase } from "../model/test-case.js";
-import { BaseVoiceMetric, type MetricEvaluation } from "./base-metric.js";
-import { clamp01 } from "./base-metric.js";
-import { fmt2 } from "../analysis/python-text.js";
+import { BaseVoiceMetric, clamp01, type MetricEvaluation } from "./base-metric.js";
 
 const LOUDNESS_SPAN_DB = 12.0;
 const MEAN_FLOOR = 1e-6;

@@ -1,11 +1,10 @@
 // Voice Naturalness (voice-metrics.md §5.1): penalties for clipping, dropouts, loops, silence, noise, rate and flat/erratic pitch.
 import type { CallAnalysis } from "../analysis/call.js";
+import { pySplit } from "../analysis/python-text.js";
 import type { ParityMeasurements } from "../analysis/types.js";
 import type { ConversationalTestCase, Turn } from "../model/test-case.js";
 import { scoreAssistantClips } from "./assistant-turns.js";
-import { BaseVoiceMetric, type MetricEvaluation } from "./base-metric.js";
-import { clamp01 } from "./base-metric.js";
-import { pySplit } from "../analysis/python-text.js";
+import { BaseVoiceMetric, clamp01, type MetricEvaluation } from "./base-metric.js";
 
 const CLIPPING_SLOPE = 25.0;
 const CLIPPING_CAP = 0.35;

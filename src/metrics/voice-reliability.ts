@@ -1,9 +1,9 @@
 // Voice Reliability (voice-metrics.md §5.7): responsiveness and audio integrity together; any critical event zeroes it.
 import type { CallAnalysis } from "../analysis/call.js";
+import { fmt2 } from "../analysis/python-text.js";
 import type { ConversationalTestCase } from "../model/test-case.js";
 import { BaseVoiceMetric, type MetricEvaluation } from "./base-metric.js";
 import { detectAudioIntegrity, detectResponsiveness } from "./detectors.js";
-import { fmt2 } from "../analysis/python-text.js";
 
 const W_RESPONSIVENESS = 0.5;
 const W_INTEGRITY = 0.5;
