@@ -7,10 +7,15 @@
 // runs, as a worker keeps its buffers (first-touch page faults of 230 MB cost ≈ 1 s on a small VM).
 // Timings are medians of REPEATS runs, one thread.
 import { spawnSync } from "node:child_process";
-import { closeSync, existsSync, openSync, readSync, statSync, writeSync } from "node:fs";
+import { closeSync, existsSync, openSync, readFileSync, readSync, statSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { analyzeAcoustics, createLoudnessMeter, type LoudnessBlock } from "../src/analysis/acoustics.js";
+import { decodeAudio } from "../src/audio/decode.js";
+import { pcmCopyStats } from "../src/dsp/wasm.js";
+import { Audio } from "../src/model/audio.js";
+import { createTestCase } from "../src/model/test-case.js";
+import { scoreTestCase } from "../src/scoring/score-test-case.js";
 import { callWav, DEFAULT_CALL } from "../test/helpers/calls.js";
 import { ESPEAK, FFMPEG, SOX, scratchDir } from "../test/helpers/tools.js";
 import { readWav } from "../test/helpers/wav.js";
@@ -107,6 +112,19 @@ function time(run: () => void): number {
   return (performance.now() - t) / 1000;
 }
 
+/** PCM samples copied into WebAssembly memory per sample of the clips when a call is scored with and without --acoustics. */
+function copiesPerClipSample(): { acoustics: number; parityOnly: number } {
+  const clips = ["agent-1", "user-1", "agent-2"].map((n) => readFileSync(join(fileURLToPath(new URL("../fixtures/sample-archive/clips/", import.meta.url)), `${n}.wav`)));
+  const testCase = createTestCase({ turns: clips.map((bytes, i) => ({ role: i % 2 ? "user" : "assistant", content: "some words", audio: Audio.fromBytes(bytes, "audio/wav") })) });
+  const samples = clips.reduce((n, bytes) => n + decodeAudio(bytes).samples.length, 0);
+  const copied = (acoustics: boolean) => {
+    const before = pcmCopyStats().samples;
+    scoreTestCase(testCase, { acoustics });
+    return (pcmCopyStats().samples - before) / samples;
+  };
+  return { acoustics: copied(true), parityOnly: copied(false) };
+}
+
 export interface AcousticsBenchResult {
   file: { path: string; durationS: number; sampleRate: number; source: string };
   ffmpegEbur128S: number | null;
@@ -115,6 +133,8 @@ export interface AcousticsBenchResult {
   oursStandardsSetS: number;
   standardsSetRealtimeFactor: number;
   loudness: LoudnessBlock;
+  /** PCM copies into wasm per clip sample when scoring with / without --acoustics. */
+  pcmCopies: { acoustics: number; parityOnly: number };
   ffmpegNote?: string;
 }
 
@@ -140,6 +160,7 @@ export async function benchAcoustics(): Promise<AcousticsBenchResult> {
     oursStandardsSetS: wholeS,
     standardsSetRealtimeFactor: DURATION_S / wholeS,
     loudness,
+    pcmCopies: copiesPerClipSample(),
     ...(FFMPEG ? {} : { ffmpegNote: "ffmpeg not found (PATH or $FFMPEG_PATH): no ffmpeg comparison" }),
   };
   const lines = [
@@ -148,6 +169,7 @@ export async function benchAcoustics(): Promise<AcousticsBenchResult> {
       ? `loudness + LRA + true peak: ours ${oursS.toFixed(2)} s; ${result.ffmpegNote}`
       : `loudness + LRA + true peak: ours ${oursS.toFixed(2)} s vs ffmpeg ebur128=peak=true ${ffmpegS.toFixed(2)} s → ${result.loudnessSpeedupVsFfmpeg!.toFixed(1)}× faster (target ≥ 3×)`,
     `whole standards set: ${wholeS.toFixed(2)} s → ${result.standardsSetRealtimeFactor.toFixed(0)}× real time on one core (target ≥ 1000×)`,
+    `PCM copies into WebAssembly memory per clip sample when scoring: ${result.pcmCopies.acoustics} with --acoustics, ${result.pcmCopies.parityOnly} without`,
   ];
   process.stdout.write(`${lines.join("\n")}\n`);
   return result;
