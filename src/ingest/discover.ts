@@ -6,7 +6,7 @@ import type { ErrorCode } from "../model/errors.js";
 import { parseRecord, scanJsonRecords } from "../model/json-records.js";
 import { AUDIO_EXTENSIONS, displayPathOf, extensionOf, readHead, toPosix } from "./files.js";
 import { DETECTION_ORDER, FORMATS } from "./formats/index.js";
-import type { Candidate, CallRef, Discovery, FirstRecord, IngestOptions, InputFormat } from "./types.js";
+import { resolveIngestOptions, type Candidate, type CallRef, type Discovery, type FirstRecord, type IngestOptions, type InputFormat } from "./types.js";
 
 /** Records examined for a readable first one when the first ones do not parse. */
 const DETECTION_RECORDS = 20;
@@ -78,8 +78,8 @@ function audioCandidate(path: string): Candidate {
 export function discoverCalls(inputs: string[], options: IngestOptions = {}): Discovery {
   const abs = inputs.map((p) => resolve(p));
   const root = commonAncestor(abs.map((p) => (kindOf(p) === "dir" ? p : dirname(p))));
-  const exclude = new Set((options.exclude ?? []).map((p) => resolve(p)));
-  const forced = options.inputFormat;
+  const { exclude: excluded, inputFormat: forced } = resolveIngestOptions(options);
+  const exclude = new Set(excluded.map((p) => resolve(p)));
   const calls: CallRef[] = [];
   const warnings: string[] = [];
   const seenPaths = new Set<string>();

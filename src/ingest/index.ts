@@ -1,7 +1,7 @@
 // The ingest API: discoverCalls() finds calls cheaply in the main thread, loadCall() reads one into a test case in a worker, each through its format's module.
 import { VoxError } from "../model/errors.js";
 import { FORMATS } from "./formats/index.js";
-import type { CallRef, IngestOptions, InputFormatModule, LoadedCall } from "./types.js";
+import { resolveIngestOptions, type CallRef, type IngestOptions, type InputFormatModule, type LoadedCall } from "./types.js";
 
 export { discoverCalls } from "./discover.js";
 export * from "./types.js";
@@ -10,5 +10,5 @@ export * from "./types.js";
 export function loadCall(ref: CallRef, options: IngestOptions = {}): LoadedCall {
   if (ref.error) throw new VoxError(ref.error.code, ref.error.message);
   const module: InputFormatModule = FORMATS[ref.format];
-  return module.load(ref, options);
+  return module.load(ref, resolveIngestOptions(options));
 }

@@ -2,7 +2,7 @@
 import type { LoadedCall } from "../analysis/call.js";
 import type { AudioSniff } from "../audio/sniff.js";
 import type { CompatMode } from "../model/codec.js";
-import type { ErrorCode } from "../model/errors.js";
+import { VoxError, type ErrorCode } from "../model/errors.js";
 import type { ByteRange, JsonRecords } from "../model/json-records.js";
 
 /** Format ids of formats.md §F0.2 (also the values of `--input-format`). */
@@ -56,6 +56,25 @@ export const DEFAULT_INGEST_OPTIONS: Readonly<Required<Omit<IngestOptions, "inpu
   agentChannel: "right",
   inferStartTimes: true,
 });
+
+/** Defaults overlaid with `partial`; an unknown format, mode or side is an INVALID_OPTION naming the option. */
+export function resolveIngestOptions(partial: IngestOptions = {}): Required<Omit<IngestOptions, "inputFormat">> & Pick<IngestOptions, "inputFormat"> {
+  const o = {
+    compat: partial.compat ?? DEFAULT_INGEST_OPTIONS.compat,
+    agentChannel: partial.agentChannel ?? DEFAULT_INGEST_OPTIONS.agentChannel,
+    inferStartTimes: partial.inferStartTimes ?? DEFAULT_INGEST_OPTIONS.inferStartTimes,
+    inputFormat: partial.inputFormat,
+    exclude: partial.exclude ?? [],
+  };
+  const bad = (field: string, detail: string): never => {
+    throw new VoxError("INVALID_OPTION", detail, { field });
+  };
+  if (o.compat !== "voxmetrics" && o.compat !== "deepeval") bad("compat", `must be voxmetrics or deepeval, got ${String(o.compat)}`);
+  if (o.agentChannel !== "left" && o.agentChannel !== "right") bad("agentChannel", `must be left or right, got ${String(o.agentChannel)}`);
+  if (typeof o.inferStartTimes !== "boolean") bad("inferStartTimes", `must be true or false, got ${String(o.inferStartTimes)}`);
+  if (o.inputFormat !== undefined && !INPUT_FORMATS.includes(o.inputFormat)) bad("inputFormat", `must be one of ${INPUT_FORMATS.join(", ")}, got ${String(o.inputFormat)}`);
+  return o;
+}
 
 export type { ByteRange };
 

@@ -109,4 +109,10 @@ describe("discoverCalls", () => {
       [null, "UNSUPPORTED_INPUT"],
     ]);
   });
+
+  it("refuses unknown options by name before reading anything", () => {
+    expect(() => discoverCalls([ARCHIVE], { inputFormat: "mp3" as "wav" })).toThrow(expect.objectContaining({ code: "INVALID_OPTION", field: "inputFormat" }));
+    const [ref] = discoverCalls([join(ARCHIVE, "recordings")]).calls;
+    expect(() => loadCall(ref, { agentChannel: "middle" as "left" })).toThrow(expect.objectContaining({ code: "INVALID_OPTION", field: "agentChannel" }));
+  });
 });
