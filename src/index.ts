@@ -24,3 +24,4 @@ export {
 export * from "./ingest/index.js";
 export * from "./pool/index.js";
 export * from "./report/index.js";
+export * from "./text/index.js";
