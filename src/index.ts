@@ -24,4 +24,5 @@ export {
 export * from "./ingest/index.js";
 export * from "./pool/index.js";
 export * from "./report/index.js";
+export * from "./speech/index.js";
 export * from "./text/index.js";

@@ -13,6 +13,13 @@ export type ErrorCode =
   | "IO_ERROR"
   | "INVALID_OPTION"
   | "WORKER_CRASHED"
+  | "TOOL_MISSING"
+  | "MODEL_FAILED"
+  | "MODEL_TIMEOUT"
+  | "MODEL_UNREACHABLE"
+  | "MODEL_HTTP_ERROR"
+  | "MODEL_BAD_RESPONSE"
+  | "ABORTED"
   | "INTERNAL";
 
 export interface ErrorContext {
