@@ -168,6 +168,13 @@ describe("error rates", () => {
     expect(c.alignment.map((s) => s.kind)).toEqual(["D", "S", "C", "C"]);
   });
 
+  it("the example of docs/speech-models.md and the README holds", () => {
+    const turn = compareTranscripts("I'd like twenty-one tickets.", "i would like 21 ticket");
+    expect(turn.reference).toBe("i would like 21 tickets");
+    expect(turn.words).toEqual({ correct: 4, substitutions: 1, deletions: 0, insertions: 0, referenceLength: 5, hypothesisLength: 5, rate: 0.2 });
+    expect(turn.cer).toBeCloseTo(1 / 19, 15);
+  });
+
   it("normalize: false compares whitespace-separated tokens as they are", () => {
     expect(wordErrorRate("Hello, world", "hello world", { normalize: false }).substitutions).toBe(1);
     expect(wordErrorRate("Hello, world", "hello world").rate).toBe(0);
