@@ -1,6 +1,7 @@
 // Chat completions through an OpenAI-compatible `POST /chat/completions`, with JSON replies and usage-based cost: what model callers and interruption judges ask.
 import { SpeechModelError } from "./errors.js";
-import { definedOnly, OpenAIClient, type OpenAIClientOptions, type RetryEvent } from "./openai-client.js";
+import { OpenAIClient, type OpenAIClientHooks, type OpenAIClientOptions } from "./openai-client.js";
+import { overlayOptions } from "./options.js";
 
 /** Price of a chat model in US dollars per 1 million prompt and completion tokens. */
 export interface ChatPrice {
@@ -53,7 +54,7 @@ export const DEFAULT_OPENAI_CHAT_OPTIONS: Readonly<OpenAIChatOptions> = Object.f
 
 /** Defaults overlaid with `partial` and $VOXMETRICS_CHAT_MODEL; throws a RangeError naming a bad field. */
 export function resolveOpenAIChatOptions(partial: Partial<OpenAIChatOptions> = {}, env: Record<string, string | undefined> = process.env): OpenAIChatOptions & { model: string } {
-  const o = { ...DEFAULT_OPENAI_CHAT_OPTIONS, ...definedOnly(partial) };
+  const o = overlayOptions(DEFAULT_OPENAI_CHAT_OPTIONS, partial, "OpenAI chat");
   const model = o.model ?? env.VOXMETRICS_CHAT_MODEL ?? null;
   if (typeof model !== "string" || model === "") throw new RangeError("OpenAI chat option model is required: pass model or set $VOXMETRICS_CHAT_MODEL");
   if (o.temperature !== null && !(o.temperature >= 0 && o.temperature <= 2)) throw new RangeError(`OpenAI chat option temperature must be in [0, 2] or null, got ${String(o.temperature)}`);
@@ -100,7 +101,7 @@ export class OpenAIChatModel {
   readonly options: Readonly<ReturnType<typeof resolveOpenAIChatOptions>>;
   readonly client: OpenAIClient;
 
-  constructor(options: Partial<OpenAIChatOptions> = {}, extra: { env?: Record<string, string | undefined>; onRetry?: (event: RetryEvent) => void } = {}) {
+  constructor(options: Partial<OpenAIChatOptions> = {}, extra: OpenAIClientHooks = {}) {
     this.options = Object.freeze(resolveOpenAIChatOptions(options, extra.env));
     this.client = new OpenAIClient(this.options.client, extra);
     this.modelName = this.options.model;

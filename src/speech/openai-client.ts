@@ -1,5 +1,6 @@
 // HTTP client of OpenAI-compatible APIs (base URL, key, per-request timeout, retries on 429/5xx honouring Retry-After) shared by the TTS, STT and chat models.
 import { SpeechModelError, type SpeechModelErrorCode } from "./errors.js";
+import { overlayOptions } from "./options.js";
 
 /** Connection options of an OpenAI-compatible service. */
 export interface OpenAIClientOptions {
@@ -64,12 +65,7 @@ const RANGES: Partial<Record<keyof OpenAIClientOptions, [number, number]>> = {
 
 /** Defaults overlaid with `partial` and the environment; throws a RangeError naming a bad field. */
 export function resolveOpenAIClientOptions(partial: Partial<OpenAIClientOptions> = {}, env: Record<string, string | undefined> = process.env): ResolvedOpenAIClientOptions {
-  const o: OpenAIClientOptions = { ...DEFAULT_OPENAI_CLIENT_OPTIONS };
-  for (const [key, value] of Object.entries(partial) as [keyof OpenAIClientOptions, unknown][]) {
-    if (value === undefined) continue;
-    if (!Object.hasOwn(DEFAULT_OPENAI_CLIENT_OPTIONS, key)) throw new RangeError(`OpenAI client option ${key} is unknown`);
-    (o as unknown as Record<string, unknown>)[key] = value;
-  }
+  const o = overlayOptions(DEFAULT_OPENAI_CLIENT_OPTIONS, partial, "OpenAI client");
   for (const [key, [lo, hi]] of Object.entries(RANGES) as [keyof OpenAIClientOptions, [number, number]][]) {
     const v = o[key];
     if (typeof v !== "number" || !Number.isInteger(v) || v < lo || v > hi) throw new RangeError(`OpenAI client option ${key} must be an integer in [${lo}, ${hi}], got ${String(v)}`);
@@ -97,6 +93,14 @@ export interface RetryEvent {
   reason: number | SpeechModelErrorCode;
   /** Wait before the next attempt (ms). */
   delayMs: number;
+}
+
+/** What a model's constructor takes besides its options: the environment to read (tests pass their own) and a retry listener. */
+export interface OpenAIClientHooks {
+  /** Variables to read instead of process.env. */
+  env?: Record<string, string | undefined>;
+  /** Called before each retry (for progress on stderr); never given a header or the key. */
+  onRetry?: (event: RetryEvent) => void;
 }
 
 /** One request: a JSON body or a multipart form. */
@@ -127,7 +131,7 @@ export class OpenAIClient {
   readonly #apiKey: string | null;
   readonly #onRetry: ((event: RetryEvent) => void) | null;
 
-  constructor(options: Partial<OpenAIClientOptions> = {}, extra: { env?: Record<string, string | undefined>; onRetry?: (event: RetryEvent) => void } = {}) {
+  constructor(options: Partial<OpenAIClientOptions> = {}, extra: OpenAIClientHooks = {}) {
     const env = extra.env ?? process.env;
     this.options = Object.freeze(resolveOpenAIClientOptions(options, env));
     const key = options.apiKey ?? env[this.options.apiKeyEnv] ?? null;
@@ -246,11 +250,6 @@ export class OpenAIClient {
     const full = Math.min(this.options.retryMaxDelayMs, this.options.retryBaseDelayMs * 2 ** (attempt - 1));
     return Math.round(full / 2 + (Math.random() * full) / 2);
   }
-}
-
-/** `partial` without its undefined entries, so spreading it never erases a default. */
-export function definedOnly<T extends object>(partial: T): Partial<T> {
-  return Object.fromEntries(Object.entries(partial).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
 /** Wait for `ms`, or reject as soon as `signal` aborts. */

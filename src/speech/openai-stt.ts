@@ -2,7 +2,8 @@
 import { decodeAudio } from "../audio/decode.js";
 import type { Audio } from "../model/audio.js";
 import { audioFileBytes, toMonoPcm16Wav } from "./audio-input.js";
-import { definedOnly, OpenAIClient, type OpenAIClientOptions, type RetryEvent } from "./openai-client.js";
+import { OpenAIClient, type OpenAIClientHooks, type OpenAIClientOptions } from "./openai-client.js";
+import { overlayOptions } from "./options.js";
 import type { SpeechToText, TranscribeOptions, TranscriptionResult } from "./types.js";
 
 /** A transcription price: per 1 million input (audio) and output (text) tokens, or per minute of audio, in US dollars. */
@@ -61,6 +62,7 @@ export const DEFAULT_OPENAI_STT_OPTIONS: Readonly<OpenAISpeechToTextOptions> = O
   language: null,
   prompt: null,
   truncatedAudioPadSeconds: 0.3,
+  price: undefined,
   conversionTimeoutMs: 60_000,
   client: Object.freeze({}),
 });
@@ -70,7 +72,7 @@ export function resolveOpenAISpeechToTextOptions(
   partial: Partial<OpenAISpeechToTextOptions> = {},
   env: Record<string, string | undefined> = process.env,
 ): OpenAISpeechToTextOptions & { model: string; price: TranscriptionPrice | null } {
-  const o = { ...DEFAULT_OPENAI_STT_OPTIONS, ...definedOnly(partial) };
+  const o = overlayOptions(DEFAULT_OPENAI_STT_OPTIONS, partial, "OpenAI STT");
   const model = o.model ?? env.VOXMETRICS_STT_MODEL ?? DEFAULT_OPENAI_STT_MODEL;
   if (typeof model !== "string" || model === "") throw new RangeError("OpenAI STT option model must be a non-empty string");
   if (o.language !== null && (typeof o.language !== "string" || !/^(auto|[a-z]{2,3}(-[A-Za-z0-9]+)*)$/.test(o.language))) {
@@ -114,7 +116,7 @@ export class OpenAISpeechToText implements SpeechToText {
   readonly options: Readonly<ReturnType<typeof resolveOpenAISpeechToTextOptions>>;
   readonly client: OpenAIClient;
 
-  constructor(options: Partial<OpenAISpeechToTextOptions> = {}, extra: { env?: Record<string, string | undefined>; onRetry?: (event: RetryEvent) => void } = {}) {
+  constructor(options: Partial<OpenAISpeechToTextOptions> = {}, extra: OpenAIClientHooks = {}) {
     this.options = Object.freeze(resolveOpenAISpeechToTextOptions(options, extra.env));
     this.client = new OpenAIClient(this.options.client, extra);
     this.modelName = this.options.model;

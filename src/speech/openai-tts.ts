@@ -4,7 +4,8 @@ import { writeWavPcm16 } from "../audio/wav-writer.js";
 import { Audio } from "../model/audio.js";
 import { VoxError } from "../model/errors.js";
 import { SpeechModelError } from "./errors.js";
-import { definedOnly, OpenAIClient, type OpenAIClientOptions, type RetryEvent } from "./openai-client.js";
+import { OpenAIClient, type OpenAIClientHooks, type OpenAIClientOptions } from "./openai-client.js";
+import { overlayOptions } from "./options.js";
 import type { SynthesisResult, SynthesizeOptions, TextToSpeech } from "./types.js";
 
 /** OpenAI's TTS prices in US dollars per 1 million input characters (§L9). */
@@ -61,6 +62,7 @@ export const DEFAULT_OPENAI_TTS_OPTIONS: Readonly<OpenAITextToSpeechOptions> = O
   sampleRate: 24_000,
   speed: null,
   instructions: null,
+  pricePerMillionCharactersUsd: undefined,
   client: Object.freeze({}),
 });
 
@@ -71,7 +73,7 @@ export function resolveOpenAITextToSpeechOptions(
   partial: Partial<OpenAITextToSpeechOptions> = {},
   env: Record<string, string | undefined> = process.env,
 ): OpenAITextToSpeechOptions & { model: string; pricePerMillionCharactersUsd: number | null } {
-  const o = { ...DEFAULT_OPENAI_TTS_OPTIONS, ...definedOnly(partial) };
+  const o = overlayOptions(DEFAULT_OPENAI_TTS_OPTIONS, partial, "OpenAI TTS");
   const model = o.model ?? env.VOXMETRICS_TTS_MODEL ?? DEFAULT_OPENAI_TTS_MODEL;
   if (typeof model !== "string" || model === "") throw new RangeError("OpenAI TTS option model must be a non-empty string");
   if (typeof o.voice !== "string" || o.voice === "") throw new RangeError("OpenAI TTS option voice must be a non-empty string");
@@ -90,7 +92,7 @@ export class OpenAITextToSpeech implements TextToSpeech {
   readonly options: Readonly<ReturnType<typeof resolveOpenAITextToSpeechOptions>>;
   readonly client: OpenAIClient;
 
-  constructor(options: Partial<OpenAITextToSpeechOptions> = {}, extra: { env?: Record<string, string | undefined>; onRetry?: (event: RetryEvent) => void } = {}) {
+  constructor(options: Partial<OpenAITextToSpeechOptions> = {}, extra: OpenAIClientHooks = {}) {
     this.options = Object.freeze(resolveOpenAITextToSpeechOptions(options, extra.env));
     this.client = new OpenAIClient(this.options.client, extra);
     this.modelName = this.options.model;

@@ -4,6 +4,7 @@ import { delimiter, join } from "node:path";
 import type { Audio } from "../model/audio.js";
 import { toMonoPcm16Wav } from "./audio-input.js";
 import { SpeechModelError } from "./errors.js";
+import { overlayOptions } from "./options.js";
 import { runTool, withTempDir } from "./run-tool.js";
 import type { SpeechToText, TranscribeOptions, TranscriptionResult } from "./types.js";
 
@@ -52,12 +53,7 @@ export const DEFAULT_POCKETSPHINX_OPTIONS: Readonly<PocketsphinxOptions> = Objec
 
 /** Defaults overlaid with `partial`; throws a RangeError naming the field and its allowed values. */
 export function resolvePocketsphinxOptions(partial: Partial<PocketsphinxOptions> = {}): PocketsphinxOptions {
-  const o: PocketsphinxOptions = { ...DEFAULT_POCKETSPHINX_OPTIONS };
-  for (const [key, value] of Object.entries(partial) as [keyof PocketsphinxOptions, unknown][]) {
-    if (value === undefined) continue;
-    if (!Object.hasOwn(DEFAULT_POCKETSPHINX_OPTIONS, key)) throw new RangeError(`pocketsphinx option ${key} is unknown`);
-    (o as unknown as Record<string, unknown>)[key] = value;
-  }
+  const o = overlayOptions(DEFAULT_POCKETSPHINX_OPTIONS, partial, "pocketsphinx");
   if (o.binary !== null && (typeof o.binary !== "string" || o.binary === "")) throw new RangeError("pocketsphinx option binary must be a path or null");
   if (typeof o.modelDir !== "string" || o.modelDir === "") throw new RangeError("pocketsphinx option modelDir must be a folder path");
   if (typeof o.language !== "string" || !/^[a-z]{2,3}(-[A-Za-z0-9]+)*$/.test(o.language)) throw new RangeError(`pocketsphinx option language must be a language code like "en", got ${String(o.language)}`);

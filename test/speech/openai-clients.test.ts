@@ -404,6 +404,8 @@ describe("options", () => {
     expect(() => new OpenAITextToSpeech({ responseFormat: "mp3" as "wav" }, { env: {} })).toThrow(/responseFormat must be "wav" or "pcm"/);
     expect(() => new OpenAITextToSpeech({ speed: 9 }, { env: {} })).toThrow(/speed must be in \[0.25, 4\]/);
     expect(() => new OpenAISpeechToText({ language: "French" }, { env: {} })).toThrow(/language must be a language code/);
+    expect(() => new OpenAITextToSpeech({ respnseFormat: "pcm" } as never, { env: {} })).toThrow(/OpenAI TTS option respnseFormat is unknown/);
+    expect(() => new OpenAIChatModel({ model: "m", client: { timeout: 5 } } as never, { env: {} })).toThrow(/OpenAI client option timeout is unknown/);
   });
 
   it("Retry-After parsing: seconds, milliseconds, HTTP date, garbage", () => {

@@ -69,7 +69,6 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
     speechWavStyle: "wav",
     expectedKey: TEST_KEY,
   });
-  let state = defaults();
 
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -94,7 +93,7 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
 
     // Authentication first, as the real service does: an error that echoes the key it got.
     const auth = req.headers.authorization;
-    if (state.expectedKey !== null && auth !== `Bearer ${state.expectedKey}`) {
+    if (fake.expectedKey !== null && auth !== `Bearer ${fake.expectedKey}`) {
       res.writeHead(401, { "content-type": "application/json" });
       res.end(JSON.stringify({ error: { message: `Incorrect API key provided: ${auth ? auth.replace(/^Bearer /, "") : "(none)"}.`, type: "invalid_request_error", code: "invalid_api_key" } }));
       return;
@@ -167,7 +166,7 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
       return;
     }
     const wav = writeWavPcm16(samples, SPEECH_SAMPLE_RATE);
-    if (state.speechWavStyle === "streamed-wav") {
+    if (fake.speechWavStyle === "streamed-wav") {
       const v = new DataView(wav.buffer, wav.byteOffset);
       v.setUint32(4, 0xffffffff, true);
       v.setUint32(40, 0xffffffff, true);
@@ -192,7 +191,7 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
       if (rec.fields.response_format !== undefined && !["json", "text", "verbose_json", "srt", "vtt"].includes(rec.fields.response_format)) rec.problems.push("bad response_format");
     }
     if (reject(rec, res)) return;
-    res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ text: state.transcription.text, ...(state.transcription.usage ? { usage: state.transcription.usage } : {}) }));
+    res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ text: fake.transcription.text, ...(fake.transcription.usage ? { usage: fake.transcription.usage } : {}) }));
   }
 
   function chat(rec: RecordedRequest, body: Buffer, req: IncomingMessage, res: ServerResponse): void {
@@ -213,8 +212,8 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
       }
     }
     if (reject(rec, res)) return;
-    const message: Record<string, unknown> = { role: "assistant", content: state.chat.content };
-    if (state.chat.refusal) message.refusal = state.chat.refusal;
+    const message: Record<string, unknown> = { role: "assistant", content: fake.chat.content };
+    if (fake.chat.refusal) message.refusal = fake.chat.refusal;
     res.writeHead(200, { "content-type": "application/json; charset=utf-8" }).end(
       JSON.stringify({
         id: `chatcmpl-${requests.length}`,
@@ -222,7 +221,7 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
         created: 0,
         model: json!.model,
         choices: [{ index: 0, message, finish_reason: "stop" }],
-        ...(state.chat.usage ? { usage: state.chat.usage } : {}),
+        ...(fake.chat.usage ? { usage: fake.chat.usage } : {}),
       }),
     );
   }
@@ -235,34 +234,11 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
     queueFaults(path, ...list) {
       faults.set(path, [...(faults.get(path) ?? []), ...list]);
     },
-    get transcription() {
-      return state.transcription;
-    },
-    set transcription(v) {
-      state.transcription = v;
-    },
-    get chat() {
-      return state.chat;
-    },
-    set chat(v) {
-      state.chat = v;
-    },
-    get speechWavStyle() {
-      return state.speechWavStyle;
-    },
-    set speechWavStyle(v) {
-      state.speechWavStyle = v;
-    },
-    get expectedKey() {
-      return state.expectedKey;
-    },
-    set expectedKey(v) {
-      state.expectedKey = v;
-    },
+    ...defaults(),
     reset() {
       requests.length = 0;
       faults.clear();
-      state = defaults();
+      Object.assign(fake, defaults());
     },
     async close() {
       for (const s of sockets) s.destroy();
