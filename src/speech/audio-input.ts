@@ -14,7 +14,7 @@ import { runTool, withTempDir } from "./run-tool.js";
 /** MIME types of raw, headerless PCM: 16-bit little-endian mono samples at `Audio.sampleRate`. */
 const RAW_PCM = new Set(["audio/pcm", "audio/l16", "audio/x-raw"]);
 
-export const FFMPEG_INSTALL_HINT = "Install ffmpeg (Debian/Ubuntu: apt-get install ffmpeg; macOS: brew install ffmpeg) or set $FFMPEG_PATH.";
+const FFMPEG_INSTALL_HINT = "Install ffmpeg (Debian/Ubuntu: apt-get install ffmpeg; macOS: brew install ffmpeg) or set $FFMPEG_PATH.";
 
 /** The bytes of `audio` as a file a model can read: inline or local bytes as they are, raw PCM wrapped in a WAV header. */
 export function audioFileBytes(audio: Audio, model: string): { bytes: Uint8Array; mimeType: string } {

@@ -36,15 +36,17 @@ function report(label: string, parts: EditCounts[]): number {
 describe.skipIf(!READY)("PocketsphinxSpeechToText (pocketsphinx is installed: transcribing)", () => {
   it.skipIf(!HAS_TESTDATA)("transcribes real read speech (LibriVox, pocketsphinx-testdata) with the WER it reaches", async () => {
     const lines = readFileSync(join(TESTDATA, "transcription"), "utf8").trim().split("\n");
-    const parts: EditCounts[] = [];
-    for (const line of lines) {
-      const [, reference, id] = /^<s>(.*)<\/s>\s*\((.+)\)$/.exec(line.trim())!;
-      const { text, costUsd } = await stt.transcribe(fileAudio(join(TESTDATA, `${id}.wav`)));
-      expect(costUsd).toBe(0);
-      const cmp = compareTranscripts(reference, text);
-      console.log(`  ${id}: WER ${(100 * cmp.wer!).toFixed(1)}% | ref: ${cmp.reference} | hyp: ${cmp.hypothesis}`);
-      parts.push(cmp.words);
-    }
+    // All at once: each decoder is its own process, and the clips do not depend on each other.
+    const parts = await Promise.all(
+      lines.map(async (line) => {
+        const [, reference, id] = /^<s>(.*)<\/s>\s*\((.+)\)$/.exec(line.trim())!;
+        const { text, costUsd } = await stt.transcribe(fileAudio(join(TESTDATA, `${id}.wav`)));
+        expect(costUsd).toBe(0);
+        const cmp = compareTranscripts(reference, text);
+        console.log(`  ${id}: WER ${(100 * cmp.wer!).toFixed(1)}% | ref: ${cmp.reference} | hyp: ${cmp.hypothesis}`);
+        return cmp.words;
+      }),
+    );
     expect(parts).toHaveLength(5);
     // Measured 38.0% with Debian's pocketsphinx 5prealpha and en-us model; a broken pipeline gives ~100%.
     expect(report("5 LibriVox utterances (human read speech)", parts)).toBeLessThan(0.5);
@@ -79,14 +81,15 @@ describe.skipIf(!READY)("PocketsphinxSpeechToText (pocketsphinx is installed: tr
   ];
 
   it.skipIf(!ESPEAK)("transcribes espeak-ng speech made here (voice en-us+klatt, 175 words per minute) with the WER it reaches", async () => {
-    const parts: EditCounts[] = [];
-    for (const [k, sentence] of SENTENCES.entries()) {
-      const path = join(work, `espeak-${k}.wav`);
-      execFileSync(ESPEAK!, ["-v", "en-us+klatt", "-s", "175", "-w", path, sentence]);
-      const cmp = compareTranscripts(sentence, (await stt.transcribe(fileAudio(path))).text);
-      console.log(`  WER ${(100 * cmp.wer!).toFixed(1)}% | ref: ${cmp.reference} | hyp: ${cmp.hypothesis}`);
-      parts.push(cmp.words);
-    }
+    const parts = await Promise.all(
+      SENTENCES.map(async (sentence, k) => {
+        const path = join(work, `espeak-${k}.wav`);
+        execFileSync(ESPEAK!, ["-v", "en-us+klatt", "-s", "175", "-w", path, sentence]);
+        const cmp = compareTranscripts(sentence, (await stt.transcribe(fileAudio(path))).text);
+        console.log(`  WER ${(100 * cmp.wer!).toFixed(1)}% | ref: ${cmp.reference} | hyp: ${cmp.hypothesis}`);
+        return cmp.words;
+      }),
+    );
     // Synthetic formant speech is far from the acoustic model's training data; a broken pipeline gives ~100%.
     expect(report(`${SENTENCES.length} espeak-ng sentences (en-us+klatt, 175 wpm)`, parts)).toBeLessThan(0.7);
   });
