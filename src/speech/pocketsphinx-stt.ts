@@ -63,7 +63,7 @@ export function resolvePocketsphinxOptions(partial: Partial<PocketsphinxOptions>
   return o;
 }
 
-/** The rate, width and channel count pocketsphinx's en-us model is trained on. */
+/** Sample rate of the en-us model (it also needs 16-bit mono, which toMonoPcm16Wav gives). */
 const MODEL_SAMPLE_RATE = 16_000;
 const BINARY = "pocketsphinx_continuous";
 

@@ -8,7 +8,7 @@
 //    as one hundred / one thousand; a digit group written in digits may take a scale ("5 million").
 //    A phrase starts with a unit, teen, tens, "a" or digits: a bare "million" stays a word. "zero"
 //    stands alone. A unit never follows a unit or a teen, so "one two three" is three phrases.
-// 2. An ordinal ends its phrase and takes the English suffix: "twenty first" → 21st, "hundredth" → 100th.
+// 2. An ordinal ends its phrase and takes the English suffix: "twenty first" → 21st, "one hundredth" → 100th.
 // 3. A cardinal phrase followed by "point" and single digit words is a decimal: "three point one four" → 3.14.
 // 4. Adjacent whole numbers join into one token: "nineteen eighty four" → 19 84 → 1984, "one two
 //    three" → 123 and "20 25" → 2025. Digit strings and spoken digits then agree however the number
