@@ -73,3 +73,18 @@ export {
 } from "./scoring/index.js";
 export type { PoolOptions } from "./pool/index.js";
 export { formatSummaryTable, scoreArchive, type MetricSummary, type RunSummary, type ScoreArchiveOptions, type ScoreArchiveResult } from "./report/index.js";
+
+// Speech models (spec §L9): TTS / STT contracts, pocketsphinx offline STT, OpenAI-compatible clients.
+export type { SpeechToText, SynthesisResult, SynthesizeOptions, TextToSpeech, TranscribeOptions, TranscriptionResult } from "./speech/types.js";
+export { SpeechModelError, type SpeechModelErrorCode } from "./speech/errors.js";
+export { appendSilence } from "./speech/audio-input.js";
+export { DEFAULT_POCKETSPHINX_OPTIONS, PocketsphinxSpeechToText, resolvePocketsphinxOptions, type PocketsphinxOptions } from "./speech/pocketsphinx-stt.js";
+export { DEFAULT_OPENAI_CLIENT_OPTIONS, OpenAIClient, resolveOpenAIClientOptions, type OpenAIClientOptions, type RetryEvent } from "./speech/openai-client.js";
+export { DEFAULT_OPENAI_TTS_OPTIONS, OpenAITextToSpeech, resolveOpenAITextToSpeechOptions, type OpenAITextToSpeechOptions } from "./speech/openai-tts.js";
+export { DEFAULT_OPENAI_STT_OPTIONS, OpenAISpeechToText, resolveOpenAISpeechToTextOptions, type OpenAISpeechToTextOptions } from "./speech/openai-stt.js";
+export { DEFAULT_OPENAI_CHAT_OPTIONS, OpenAIChatModel, resolveOpenAIChatOptions, type ChatCompletion, type ChatMessage, type ChatRequestOptions, type OpenAIChatOptions } from "./speech/openai-chat.js";
+
+// Transcript comparison: English normaliser, sclite-compatible alignment, WER and CER.
+export { alignTokens, type Alignment, type AlignmentOptions, type EditCounts } from "./text/align.js";
+export { characterErrorRate, compareTranscripts, sumErrorCounts, wordErrorRate, type ErrorRate, type ErrorRateOptions, type TranscriptComparison } from "./text/error-rate.js";
+export { DEFAULT_TEXT_NORMALIZER_OPTIONS, normalizeText, normalizeWords, resolveTextNormalizerOptions, type TextNormalizerOptions } from "./text/normalize.js";

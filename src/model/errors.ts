@@ -14,6 +14,13 @@ export type ErrorCode =
   | "INVALID_OPTION"
   | "WORKER_CRASHED"
   | "KERNEL_ERROR"
+  | "TOOL_MISSING"
+  | "MODEL_FAILED"
+  | "MODEL_TIMEOUT"
+  | "MODEL_UNREACHABLE"
+  | "MODEL_HTTP_ERROR"
+  | "MODEL_BAD_RESPONSE"
+  | "ABORTED"
   | "INTERNAL";
 
 export interface ErrorContext {
