@@ -24,3 +24,7 @@ export {
 export * from "./ingest/index.js";
 export * from "./pool/index.js";
 export * from "./report/index.js";
+export * from "./speech/types.js";
+export { EspeakTts, DEFAULT_ESPEAK_TTS_OPTIONS, ESPEAK_INSTALL_HINT, resolveEspeakTtsOptions, type EspeakTtsOptions } from "./speech/espeak-tts.js";
+export * from "./connectors/index.js";
+export * from "./simulator/index.js";

@@ -21,6 +21,7 @@ const RANK: Record<string, number> = {
   pool: 8,
   report: 9,
   connectors: 9,
+  simulator: 9.5,
   "index.ts": 10,
   cli: 11,
 };

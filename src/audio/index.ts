@@ -6,3 +6,5 @@ export * from "./errors.js";
 export * from "./ffmpeg.js";
 export * from "./types.js";
 export * from "./wav-writer.js";
+export * from "./mulaw.js";
+export * from "./resample.js";

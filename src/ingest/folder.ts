@@ -2,7 +2,8 @@
 import { readdirSync } from "node:fs";
 import { basename, join } from "node:path";
 import { detectAudioFile, detectJsonFile, isAudioName, isJsonName, isSimConversationFolder, type FileDetection } from "./detect.js";
-import { extensionOf } from "./files.js";
+import { captureTestCases } from "./capture-manifest.js";
+import { extensionOf, isFile } from "./files.js";
 import type { InputFormat } from "./types.js";
 
 /** One thing found under an input: a simulation conversation folder, or a file with its detection. */
@@ -38,7 +39,8 @@ export function detectEntry(path: string, explicit: boolean, forced?: InputForma
 
 /**
  * Every call-bearing entry under `dir`, in a stable (sorted) order. A folder that directly holds
- * deepeval turn files is one conversation and is not entered further; JSON files named like an
+ * deepeval turn files is one conversation and is not entered further; a capture folder (with a
+ * `voxmetrics-capture.json` manifest) holds only the test cases it lists; JSON files named like an
  * audio file beside them are that recording's sidecar and are not calls.
  */
 export function walkFolder(dir: string, forced: InputFormat | undefined, exclude: Set<string>, visit: (entry: FoundEntry) => void): void {
@@ -48,6 +50,15 @@ export function walkFolder(dir: string, forced: InputFormat | undefined, exclude
   const names = entries.map((e) => e.name);
   if ((!forced || forced === "deepeval-sim-folder") && isSimConversationFolder(names)) {
     visit({ kind: "sim-folder", path: dir });
+    return;
+  }
+  // A `voxmetrics call` output folder: its calls are the test cases its manifest lists.
+  const captured = forced ? null : captureTestCases(dir, names);
+  if (captured) {
+    for (const path of captured) {
+      const found = !exclude.has(path) && isFile(path) ? detectEntry(path, false) : null;
+      if (found) visit(found);
+    }
     return;
   }
   const audioStems = new Set(names.filter(isAudioName).map(stemOf));

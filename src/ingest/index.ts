@@ -18,6 +18,7 @@ export { scanJsonRecords } from "./json-records.js";
 export { locateClipsInMix, loadSimConversation } from "./deepeval-sim.js";
 export { buildPartyTurns, loadDualChannel } from "./dual-channel.js";
 export { resolveDatasetPath } from "./voicelive-dataset.js";
+export { CAPTURE_MANIFEST_FILE, CAPTURE_MANIFEST_FORMAT, captureTestCases, type CaptureManifest, type CaptureManifestCall } from "./capture-manifest.js";
 
 /** The deepest folder that contains every path. */
 function commonAncestor(paths: string[]): string {

@@ -13,6 +13,12 @@ export type ErrorCode =
   | "IO_ERROR"
   | "INVALID_OPTION"
   | "WORKER_CRASHED"
+  | "CONNECT_FAILED"
+  | "PROTOCOL_ERROR"
+  | "AGENT_HANGUP"
+  | "NOT_SUPPORTED"
+  | "TTS_UNAVAILABLE"
+  | "INVALID_SCRIPT"
   | "INTERNAL";
 
 export interface ErrorContext {
