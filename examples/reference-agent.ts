@@ -48,7 +48,7 @@ export const DEFAULT_REFERENCE_AGENT_OPTIONS: Readonly<Required<ReferenceAgentOp
   port: 0,
   protocol: "generic",
   delayMs: 800,
-  vadSilenceMs: 200,
+  vadSilenceMs: 500,
   vadThresholdRms: 300,
   bargeInMs: 100,
   sampleRate: 24000,

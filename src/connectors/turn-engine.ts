@@ -51,7 +51,8 @@ export interface CollectedAgentTurn {
 
 /**
  * Collect one agent turn (deepeval's `collect_agent_turn`): leading silent frames are dropped, the
- * first speech frame starts the turn, every later frame is kept. Silence is counted in audio time
+ * first speech frame starts the turn, every later frame is kept; a completion event ends a turn
+ * that has started. Silence is counted in audio time
  * since the last speech frame (not cumulative); the frame gap in wall time since the last frame.
  */
 export async function collectAgentTurn(queue: AsyncQueue<AgentEvent>, options: CollectOptions): Promise<CollectedAgentTurn> {
@@ -126,8 +127,10 @@ export async function collectAgentTurn(queue: AsyncQueue<AgentEvent>, options: C
         if (!believe && silenceMs >= detection.endOfTurnSilenceMs) return done("silence");
       }
     }
-    if (ev.turnComplete) {
-      if (firstAudioAt !== null && carry.length > 0) parts.push(carry);
+    // A completion before any speech closes a response we never heard (cancelled, or text only):
+    // the turn we wait for has not started, so it does not end here.
+    if (ev.turnComplete && firstAudioAt !== null) {
+      if (carry.length > 0) parts.push(carry);
       return done("turn_complete");
     }
   }

@@ -175,7 +175,7 @@ async function runHalfDuplex(
       const lateness = ct.capture?.uplinkFrameLatenessMs ?? [];
       record.turns.push(callerTurn(pcm, rate, ct.input_audio_started_at!, ct.capture?.uplinkEndedAt ?? ct.input_audio_ended_at!, script, i, prepared[i].source, connector.trailingSilenceMs, lateness));
     }
-    const reply = pcmOfAudio(ct.audio);
+    const reply = ct.audio_started_at == null ? { pcm: new Int16Array(0), sampleRate: rate } : pcmOfAudio(ct.audio);
     const endedBy = ct.capture?.endedBy ?? "turn_complete";
     if (reply.pcm.length > 0 && ct.audio_started_at != null) {
       const turn: AgentTurnRecord = {
