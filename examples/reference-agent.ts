@@ -115,11 +115,14 @@ export async function startReferenceAgent(options: ReferenceAgentOptions = {}): 
   const port = typeof address === "object" && address ? address.port : 0;
   const records: ReplyRecord[] = [];
   const sessions = new Set<Session>();
+  const voiceCache = new Map<string, Int16Array>();
+  // Replies are synthesised before any call, so no reply stalls the event loop during another call.
+  if (!tts) for (const text of [...o.replies, ...(o.greeting ? [o.greeting] : [])]) for (const rate of [o.sampleRate, 16000]) voiceCache.set(`${rate}:${text}`, synthesizeSpeech(text, { sampleRate: rate, pitchHz: 190, seed: 7 }));
   const state = { pongs: 0, connections: 0 };
   wss.on("connection", (ws: WebSocket, req) => {
     const path = (req.url ?? "/").split("?")[0];
     const protocol: AgentProtocol = path === "/realtime" ? "realtime" : path === "/elevenlabs" ? "elevenlabs" : path === "/generic" ? "generic" : o.protocol;
-    const s = new Session(ws, protocol, o, ++state.connections, records, tts, () => state.pongs++);
+    const s = new Session(ws, protocol, o, ++state.connections, records, tts, () => state.pongs++, voiceCache);
     sessions.add(s);
     ws.on("close", () => {
       s.dispose();
@@ -171,6 +174,7 @@ class Session {
     private readonly records: ReplyRecord[],
     private readonly tts: EspeakTts | null,
     private readonly onPong: () => void,
+    private readonly voiceCache: Map<string, Int16Array>,
   ) {
     this.rate = protocol === "elevenlabs" ? 16000 : o.sampleRate;
     this.frameN = frameSamples(this.rate);
@@ -305,13 +309,15 @@ class Session {
     void this.reply(text, speechEndAt, false);
   }
 
+  /** The reply's PCM, synthesised once per text and rate (so a reply never stalls the event loop of other calls). */
   private async speak(text: string): Promise<Int16Array> {
-    if (this.tts) {
-      const { audio } = await this.tts.synthesize(text);
-      const d = decodeAudio(audio.getBytes());
-      return d.samples;
+    const key = `${this.rate}:${text}`;
+    let pcm = this.voiceCache.get(key);
+    if (!pcm) {
+      pcm = this.tts ? decodeAudio((await this.tts.synthesize(text)).audio.getBytes()).samples : synthesizeSpeech(text, { sampleRate: this.rate, pitchHz: 190, seed: 7 });
+      this.voiceCache.set(key, pcm);
     }
-    return synthesizeSpeech(text, { sampleRate: this.rate, pitchHz: 190, seed: 7 });
+    return pcm;
   }
 
   /** Send a reply paced in real time from speechEndAt + delay (absolute), as the protocol frames it. */

@@ -45,6 +45,7 @@ export class CallbackConnector extends BaseConnector {
   private readonly rate: number;
   private connected = false;
   private replyAbort: AbortController | null = null;
+  private stopCurrent: (() => void) | null = null;
 
   constructor(agent: VoiceAgentFunction, options: CallbackConnectorOptions = {}) {
     super(options);
@@ -128,17 +129,39 @@ export class CallbackConnector extends BaseConnector {
   }
 
   /**
-   * Duplex: the clip is paced in real time (nothing is sent anywhere), then the agent is called and
-   * its reply is paced into the agent events in 20 ms frames, closed with turn_complete. A new
-   * uplink abandons a reply still playing (barge-in), which then ends with turn_complete too.
+   * Duplex: the clip takes its duration on the call clock, then the agent is called and its reply
+   * is paced into the agent events in 20 ms frames, closed with turn_complete. A new uplink
+   * abandons a reply still playing (barge-in), which then ends with turn_complete too.
    */
   override async streamUplink(audio: Audio | Pcm, options: UplinkOptions = {}): Promise<UplinkResult> {
     this.requireConnected();
     this.replyAbort?.abort();
     const pcm = this.uplinkPcm(audio);
-    const up = await this.paceUplink(pcm, 0, () => {}, options);
-    if (!up.stopped) void this.playReply(up.pcm);
-    return up;
+    // Nothing travels anywhere: the clip is "spoken" from now to now + its duration, and the agent
+    // gets it at the instant it ends (a transport would deliver the last frame then).
+    const abort = new AbortController();
+    const t0 = monotonicMs();
+    options.onFirstFrame?.(t0);
+    const endAt = t0 + (pcm.length / this.rate) * 1000;
+    let stopped = false;
+    const stop = () => abort.abort();
+    this.stopCurrent = stop;
+    try {
+      await sleepUntil(endAt, abort.signal);
+    } catch (e) {
+      if (!(e instanceof AbortedError)) throw e;
+      stopped = true;
+    } finally {
+      if (this.stopCurrent === stop) this.stopCurrent = null;
+    }
+    const endedAt = monotonicMs();
+    const spoken = stopped ? pcm.subarray(0, Math.min(pcm.length, Math.round(((endedAt - t0) / 1000) * this.rate))) : pcm;
+    if (!stopped) void this.playReply(spoken);
+    return { pcm: spoken, sampleRate: this.rate, firstFrameAt: t0, clipEndedAt: stopped ? endedAt : endAt, endedAt: stopped ? endedAt : endAt, stopped, frameLatenessMs: [endedAt - endAt] };
+  }
+
+  override async stopUplink(): Promise<void> {
+    this.stopCurrent?.();
   }
 
   private async playReply(pcm: Int16Array): Promise<void> {
