@@ -1,5 +1,6 @@
 // A deterministic speech-like signal for the reference agent and tests: voiced syllables with moving formants, word pauses, a low noise floor.
 import { Audio, writeWavPcm16, type SynthesisResult, type SynthesizeOptions, type TextToSpeech } from "../src/index.js";
+import { seededRandom } from "../test/helpers/random.js";
 
 export interface SyntheticSpeechOptions {
   /** Output rate in Hz. */
@@ -12,17 +13,6 @@ export interface SyntheticSpeechOptions {
   levelDbfs?: number;
   /** Seed of the variation (same text and seed → same samples). */
   seed?: number;
-}
-
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 function hashText(text: string): number {
@@ -45,7 +35,7 @@ export function synthesizeSpeech(text: string, options: SyntheticSpeechOptions =
   const f0 = options.pitchHz ?? 150;
   const wpm = options.wordsPerMinute ?? 160;
   const level = Math.pow(10, (options.levelDbfs ?? -20) / 20) * 32768;
-  const rnd = mulberry32(hashText(text) ^ (options.seed ?? 1));
+  const rnd = seededRandom(hashText(text) ^ (options.seed ?? 1));
   const words = text.split(/\s+/).filter(Boolean);
   if (words.length === 0) return new Int16Array(0);
   const syllables = words.map((w) => Math.max(1, Math.round(w.replace(/[^A-Za-z]/g, "").length / 3)));

@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { guessMimeType, Audio } from "../model/audio.js";
 import { VoxError, toVoxError } from "../model/errors.js";
 import type { TextToSpeech } from "../speech/types.js";
-import { monotonicMs, sleepUntil, AbortedError } from "../connectors/clock.js";
+import { monotonicMs, sleepUntil } from "../connectors/clock.js";
 import { pcmAt } from "../connectors/pcm-input.js";
 import { collectAgentTurn, type CollectedAgentTurn } from "../connectors/turn-engine.js";
 import type { AgentTurnRecord, CallRecord, CallerTurnRecord, EndReason } from "../connectors/capture.js";
@@ -375,8 +375,6 @@ async function runDuplex(
     const last = callers[callers.length - 1];
     const reply = await replyAfter(last);
     if (reply) healthy(await reply.done);
-  } catch (e) {
-    if (!(e instanceof AbortedError)) throw e;
   } finally {
     await seg.close();
     assembleDuplexTurns(record, callers, seg.turns, graceMs);

@@ -16,6 +16,14 @@ const agents = new Map<number, ReferenceAgent>();
 beforeAll(async () => {
   out = mkdtempSync(join(tmpdir(), "vox-latency-"));
   for (const delayMs of DELAYS) agents.set(delayMs, await startReferenceAgent({ delayMs, vadSilenceMs: 200, replies: [REPLY_TEXT] }));
+  // One unmeasured call per transport first: the accuracy under test is the steady state, not the
+  // first call's just-in-time compilation of the socket, JSON and base64 paths (agent and caller
+  // share this process).
+  await runScriptedCalls(
+    (["websocket", "realtime"] as const).map((k) => script(`warm-up-${k}`, [{ text: "Where is my order?" }])),
+    (s) => makeConnector(s.name.endsWith("realtime") ? "realtime" : "websocket", agents.get(DELAYS[0])!),
+    { outDir: join(out, "warm-up"), tts: CALLER_TTS, concurrency: 2 },
+  );
 });
 
 afterAll(async () => {
