@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runScriptedCalls, type CallRunResult, type ConversationalTestCase } from "../../src/index.js";
+import { runScriptedCalls, type CallRunResult, type CallerTurnRecord, type ConversationalTestCase } from "../../src/index.js";
 import { startReferenceAgent, type ReferenceAgent } from "../../examples/reference-agent.js";
 import { CALLER_TTS, REPLY_TEXT, makeConnector, recordsOf, script, type CallbackTruth, type ConnectorKind } from "./live-helpers.js";
 
@@ -68,9 +68,12 @@ function check(kind: ConnectorKind, duplex: boolean, delayMs: number, r: CallRun
     perceivedTruth = userEnd - speechEnd + (t.returnedAt - t.invokedAt);
     agentLate = t.returnedAt - t.invokedAt - delayMs;
   } else {
-    const agent = agents.get(delayMs)!;
-    const conn = Math.max(...agent.records.filter((x) => x.replyText === REPLY_TEXT && Math.abs(x.replyFirstFrameAt! - x.callerFirstFrameAt - (start - userStart)) < 500).map((x) => x.connection));
-    const [rec] = recordsOf(agent, conn);
+    // The agent's record of this call: the one whose caller burst began when this call's first
+    // uplink frame was sent (both on the host's monotonic clock).
+    const sentAt = (r.record!.turns[0] as CallerTurnRecord).startedAt;
+    const rec = agents.get(delayMs)!.records.filter((x) => x.utterance === 0).reduce((a, b) => (Math.abs(b.callerFirstFrameAt - sentAt) < Math.abs(a.callerFirstFrameAt - sentAt) ? b : a));
+    expect(Math.abs(rec.callerFirstFrameAt - sentAt)).toBeLessThan(50);
+    expect(recordsOf(agents.get(delayMs)!, rec.connection)).toHaveLength(1);
     // Agent side, on the host clock: the reply's first frame relative to the caller's first frame.
     startTruth = userStart + (rec.replyFirstFrameAt! - rec.callerFirstFrameAt);
     latencyTruth = duplex
