@@ -449,7 +449,8 @@ export class WebSocketConnector extends BaseConnector {
   /**
    * Half-duplex (§L7/§L8): drain stale audio, send the caller's clip and the trailing silence in real
    * time, then read the agent's turn. `latency_ms` keeps deepeval's meaning (end of the padded uplink
-   * → first speech frame read); the arrival instant is `audio_started_at`.
+   * → first speech frame read, so ≈ 0 when the agent started during the pad); the arrival instant is
+   * `audio_started_at`.
    */
   async exchangeTurn(audio: Audio | Pcm): Promise<ConnectorTurn> {
     this.drainDownlink();
@@ -464,7 +465,9 @@ export function connectorTurnFrom(turn: Awaited<ReturnType<typeof collectAgentTu
   return {
     audio: Audio.fromBytes(writeWavPcm16(turn.pcm, turn.sampleRate), "audio/wav", { sampleRate: turn.sampleRate, encoding: "wav", duration: turn.pcm.length / turn.sampleRate }),
     transcript: turn.transcript,
-    latency_ms: turn.firstAudioReadAt === null ? null : Math.max(0, turn.firstAudioReadAt - up.endedAt),
+    // Read at the end of the padded uplink at the earliest: deepeval's meaning, timed by the frame's
+    // arrival rather than by when this event loop got round to it (first_audio_read_s keeps that).
+    latency_ms: turn.firstAudioAt === null ? null : Math.max(turn.firstAudioAt, up.endedAt) - up.endedAt,
     interrupted: false,
     input_audio_started_at: up.firstFrameAt,
     input_audio_ended_at: up.clipEndedAt,

@@ -3,9 +3,16 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import {
   AgentResponsivenessMetric,
+  CallbackConnector,
   ElevenLabsConnector,
+  RealtimeConnector,
+  decodeAudio,
+  elevenLabsUrl,
+  type SpeechToText,
   TurnTakingNaturalnessMetric,
   WebSocketConnector,
   discoverCalls,
@@ -209,6 +216,77 @@ describe("connectors", () => {
     } finally {
       delete process.env.VOX_TEST_SECRET;
     }
+  });
+
+  it("realtime: push-to-talk commits each caller turn (no trailing silence) and GA event names are understood", async () => {
+    const a = await agent({ delayMs: 300, vadSilenceMs: 5000 });
+    const { results } = await runScriptedCalls([script("ptt-ga", [{ text: "Where is my order?" }])], () => new RealtimeConnector({ url: `${a.url}/realtime`, turnMode: "push-to-talk", apiVersion: "ga", turnDetection: "eager" }), {
+      outDir: join(out, "ptt"),
+      tts: CALLER_TTS,
+    });
+    expect(results[0].error).toBeNull();
+    const [user, assistant] = results[0].testCase!.turns;
+    expect(user.metadata!.trailing_silence_ms).toBe(0);
+    // The agent's VAD window (5 s) never closed: only the commit ended the caller's turn.
+    expect(assistant.content).toBe(REPLY_TEXT);
+    expect(assistant.metadata!.end_of_turn).toBe("turn_complete");
+  });
+
+  it("generic WebSocket: binary uplink frames", async () => {
+    const a = await agent({ delayMs: 300 });
+    const { results } = await runScriptedCalls([script("binary", [{ text: "Where is my order?" }])], () => new WebSocketConnector({ url: `${a.url}/generic`, binaryOutbound: true, turnCompleteType: "turn_complete", turnDetection: "eager" }), {
+      outDir: join(out, "binary"),
+      tts: CALLER_TTS,
+    });
+    expect(results[0].error).toBeNull();
+    expect(results[0].testCase!.turns.map((t) => t.role)).toEqual(["user", "assistant"]);
+  });
+
+  it("ElevenLabs: with an API key the connector asks the REST API for a signed URL (local server with the documented shapes)", async () => {
+    const a = await agent({ delayMs: 300 });
+    const seen: Array<{ url: string; key: string | undefined }> = [];
+    const server = createServer((req, res) => {
+      seen.push({ url: req.url ?? "", key: req.headers["xi-api-key"] as string | undefined });
+      if (req.headers["xi-api-key"] !== "k-123") {
+        res.writeHead(401, { "content-type": "application/json" }).end(JSON.stringify({ detail: "invalid api key" }));
+        return;
+      }
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ signed_url: `${a.url}/elevenlabs?conversation_signature=abc` }));
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      expect(await elevenLabsUrl({ agentId: "agent 1", apiKey: "k-123", apiBaseUrl: base })).toBe(`${a.url}/elevenlabs?conversation_signature=abc`);
+      expect(seen[0]).toEqual({ url: "/v1/convai/conversation/get-signed-url?agent_id=agent%201", key: "k-123" });
+      await expect(elevenLabsUrl({ agentId: "x", apiKey: "wrong", apiBaseUrl: base })).rejects.toThrow("signed URL request failed: HTTP 401");
+      expect(await elevenLabsUrl({ agentId: "x", apiKey: null, apiBaseUrl: base }, {})).toBe(`ws://127.0.0.1:${(server.address() as AddressInfo).port}/v1/convai/conversation?agent_id=x`);
+      const c = await ElevenLabsConnector.create({ agentId: "agent 1", apiKey: "k-123", apiBaseUrl: base, turnDetection: "eager" });
+      const { results } = await runScriptedCalls([script("signed", [{ text: "Where is my order?" }])], () => c, { outDir: join(out, "signed"), tts: CALLER_TTS });
+      expect(results[0].error).toBeNull();
+      expect(results[0].testCase!.turns[1].content).toBe(REPLY_TEXT);
+    } finally {
+      await new Promise<void>((r) => server.close(() => r()));
+    }
+  });
+
+  it("callback: a text agent becomes a voice agent with a TTS and an STT", async () => {
+    const heard: string[] = [];
+    const stt: SpeechToText = {
+      modelName: "fixed-transcript",
+      truncatedAudioPadSeconds: 0,
+      // The STT models are another module's work; this one reports what the test caller said.
+      transcribe: async (audio) => {
+        heard.push(`${decodeAudio(audio.getBytes()).frames} samples`);
+        return { text: "where is my order", costUsd: null };
+      },
+    };
+    const connector = CallbackConnector.fromTextAgent((text) => `You asked: ${text}.`, { tts: CALLER_TTS, stt }, { turnDetection: "eager" });
+    const { results } = await runScriptedCalls([script("text-agent", [{ text: "Where is my order?" }])], () => connector, { outDir: join(out, "text-agent"), tts: CALLER_TTS });
+    expect(results[0].error).toBeNull();
+    const [user, assistant] = results[0].testCase!.turns;
+    expect(assistant.content).toBe("You asked: where is my order.");
+    expect(heard).toEqual([`${Math.round(user.audio!.duration! * 24000)} samples`]);
+    expect(results[0].testCase!.metadata!.protocol).toBe("callback");
   });
 
   it("supports await using (async disposal closes the connection)", async () => {

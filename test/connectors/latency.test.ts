@@ -68,10 +68,11 @@ function check(kind: ConnectorKind, duplex: boolean, delayMs: number, r: CallRun
     perceivedTruth = userEnd - speechEnd + (t.returnedAt - t.invokedAt);
     agentLate = t.returnedAt - t.invokedAt - delayMs;
   } else {
-    // The agent's record of this call: the one whose caller burst began when this call's first
-    // uplink frame was sent (both on the host's monotonic clock).
+    // The agent's record of this call: same protocol, caller burst begun when this call's first
+    // uplink frame was sent (both on the host's monotonic clock). Calls sharing an agent in the
+    // concurrent test differ in protocol.
     const sentAt = (r.record!.turns[0] as CallerTurnRecord).startedAt;
-    const rec = agents.get(delayMs)!.records.filter((x) => x.utterance === 0).reduce((a, b) => (Math.abs(b.callerFirstFrameAt - sentAt) < Math.abs(a.callerFirstFrameAt - sentAt) ? b : a));
+    const rec = agents.get(delayMs)!.records.filter((x) => x.utterance === 0 && x.protocol === (kind === "websocket" ? "generic" : "realtime")).reduce((a, b) => (Math.abs(b.callerFirstFrameAt - sentAt) < Math.abs(a.callerFirstFrameAt - sentAt) ? b : a));
     expect(Math.abs(rec.callerFirstFrameAt - sentAt)).toBeLessThan(50);
     expect(recordsOf(agents.get(delayMs)!, rec.connection)).toHaveLength(1);
     // Agent side, on the host clock: the reply's first frame relative to the caller's first frame.
