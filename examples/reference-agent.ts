@@ -256,6 +256,9 @@ class Session {
       this.carry = new Int16Array(0);
       this.burstRecord = null;
     }
+    // A frame can be handled late (a busy event loop) but never before it was sent: the burst's
+    // sample clock is the lower envelope of arrival − (samples before the chunk) / rate.
+    this.burstAnchor = Math.min(this.burstAnchor, at - ((this.burstSamples + this.carry.length) / this.rate) * 1000);
     let samples = pcm;
     if (this.carry.length) {
       samples = new Int16Array(this.carry.length + pcm.length);

@@ -123,4 +123,8 @@ export interface VoiceConnector extends AsyncDisposable {
   agentEvents(): AsyncQueue<AgentEvent>;
   /** Discard agent audio already queued. */
   drainDownlink(): void;
+  /** The caller's words as the agent transcribed them, when its protocol says (realtime, ElevenLabs). */
+  readonly callerTranscripts?: readonly string[];
+  /** Non-fatal errors the agent reported (realtime `error` events, unusable audio formats). */
+  readonly agentErrors?: readonly string[];
 }

@@ -127,9 +127,8 @@ export async function runScriptedCall(script: CallScript, connector: VoiceConnec
   } finally {
     await connector.disconnect().catch(() => {});
     record.endedAt = monotonicMs();
-    const c = connector as { callerTranscripts?: string[]; agentErrors?: string[] };
-    if (c.callerTranscripts) record.callerTranscripts.push(...c.callerTranscripts);
-    if (c.agentErrors?.length) record.warnings.push(...c.agentErrors.map((m) => `agent reported: ${m}`));
+    record.callerTranscripts.push(...(connector.callerTranscripts ?? []));
+    record.warnings.push(...(connector.agentErrors ?? []).map((m) => `agent reported: ${m}`));
   }
   log(`ended${record.endReason ? ` (${record.endReason})` : ""}: ${record.turns.length} turn(s)`);
   return record;
