@@ -165,6 +165,7 @@ class Session {
   private closed = false;
   private seq = 0;
   private ga = false;
+  private greeted = false;
 
   constructor(
     private readonly ws: WebSocket,
@@ -221,6 +222,10 @@ class Session {
           const session = (msg.session ?? {}) as Record<string, unknown>;
           this.ga = session.type === "realtime";
           this.send({ type: "session.updated", session });
+          if (this.o.greeting && !this.greeted) {
+            this.greeted = true;
+            this.later(0, () => void this.reply(this.o.greeting!, monotonicMs(), true));
+          }
         } else if (msg.type === "input_audio_buffer.append" && typeof msg.audio === "string") {
           this.onAudio(bytesToPcm16(Buffer.from(msg.audio, "base64")), at);
         } else if (msg.type === "input_audio_buffer.commit") {

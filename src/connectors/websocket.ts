@@ -208,6 +208,7 @@ export class WebSocketConnector extends BaseConnector {
   protected sendRate: number;
   protected recvRate: number;
   private frameCount = 0;
+  private exchanges = 0;
   private closing = false;
   /** Transcripts of the caller as the agent heard them, in order. */
   readonly callerTranscripts: string[] = [];
@@ -306,6 +307,7 @@ export class WebSocketConnector extends BaseConnector {
     this.downlink = new AsyncQueue<AgentEvent>();
     this.closing = false;
     this.frameCount = 0;
+    this.exchanges = 0;
     const ws = new WebSocket(o.url, { headers, maxPayload: o.maxFrameBytes, handshakeTimeout: o.connectTimeoutS * 1000 });
     this.ws = ws;
     let readyResolve!: () => void;
@@ -447,13 +449,14 @@ export class WebSocketConnector extends BaseConnector {
   }
 
   /**
-   * Half-duplex (§L7/§L8): drain stale audio, send the caller's clip and the trailing silence in real
+   * Half-duplex (§L7/§L8): drain stale audio (after the first exchange), send the caller's clip and the trailing silence in real
    * time, then read the agent's turn. `latency_ms` keeps deepeval's meaning (end of the padded uplink
    * → first speech frame read, so ≈ 0 when the agent started during the pad); the arrival instant is
    * `audio_started_at`.
    */
   async exchangeTurn(audio: Audio | Pcm): Promise<ConnectorTurn> {
-    this.drainDownlink();
+    // Audio queued before the first exchange is the agent's greeting, not a stale reply.
+    if (this.exchanges++ > 0) this.drainDownlink();
     const up = await this.streamUplink(audio, { trailingSilence: true });
     const turn = await collectAgentTurn(this.downlink, { sampleRate: this.recvRate, detection: this.turnDetection, startedAt: up.endedAt });
     return connectorTurnFrom(turn, up);

@@ -20,6 +20,7 @@ import {
   loadCall,
   loadDeepevalJsonFile,
   monotonicMs,
+  parseScript,
   runScriptedCalls,
   scoreTestCase,
   type ConversationalTestCase,
@@ -73,6 +74,27 @@ describe("barge-in", () => {
       expect(kinds).toContainEqual(expect.objectContaining({ kind: "user_barge_in", from_turn: 1, to_turn: 2 }));
       expect(tc.turns.filter((t) => t.interrupted === true)).toHaveLength(1);
     }));
+  });
+});
+
+describe("agent speaks first", () => {
+  it("records the greeting as turn 0 before the caller's first turn, half and full duplex", async () => {
+    const a = await agent({ delayMs: 300, greeting: "Hello, thanks for calling." });
+    for (const duplex of [false, true]) {
+      const { results, run } = await runScriptedCalls(
+        [parseScript({ name: "greeted", agent_speaks_first: true, turns: [{ text: "Where is my order?" }] }, "/", "test:greeted", "greeted")],
+        () => makeConnector("realtime", a),
+        { outDir: join(out, `greeting-${duplex}`), tts: CALLER_TTS, duplex },
+      );
+      expect(results[0].error).toBeNull();
+      const tc = results[0].testCase!;
+      expect(tc.turns.map((t) => t.role)).toEqual(["assistant", "user", "assistant"]);
+      expect(tc.turns[0].content).toBe("Hello, thanks for calling.");
+      // The greeting is the call's first audio: call-clock zero.
+      expect(tc.turns[0].audio!.start_time).toBe(0);
+      expect(tc.turns[1].audio!.start_time!).toBeGreaterThan(tc.turns[0].audio!.duration!);
+      expect(readdirSync(join(out, `greeting-${duplex}`, run.simulationFolder))).toContain("deepeval-turn-0-assistant.wav");
+    }
   });
 });
 
