@@ -1,11 +1,20 @@
 // Vitest configuration: tests mirror src/ under test/; conformance suites read ../shared when present.
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
+
+/**
+ * Real-time accuracy tests (reply latencies to ±20 ms): they run after every other file, alone, so
+ * the CPU-heavy suites do not starve their event loop on a 2-core machine.
+ */
+const REAL_TIME = ["test/connectors/latency.test.ts"];
 
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
     testTimeout: 120_000,
     hookTimeout: 120_000,
     pool: "forks",
+    projects: [
+      { extends: true, test: { name: "main", include: ["test/**/*.test.ts"], exclude: [...configDefaults.exclude, ...REAL_TIME] } },
+      { extends: true, test: { name: "real-time", include: REAL_TIME, sequence: { groupOrder: 1 } } },
+    ],
   },
 });

@@ -3,6 +3,7 @@ const SUITES: Record<string, () => Promise<unknown>> = {
   parity: async () => (await import("./parity.js")).benchParity(),
   acoustics: async () => (await import("./acoustics.js")).benchAcoustics(),
   archive: async () => (await import("./archive.js")).benchArchive(),
+  live: async () => (await import("./live.js")).benchLive(),
 };
 
 async function run(): Promise<void> {

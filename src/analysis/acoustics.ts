@@ -4,6 +4,7 @@
 // other measures run on one signal, by default the per-sample mean of the channels (`mixdown`), or
 // the first channel. Dual-channel calls should be measured per channel (one call per party) and
 // combined with measureOverlap; the library never mixes parties on its own for those.
+import { ChannelKernels } from "../dsp/channel-kernels.js";
 import { PlanarKernels } from "../dsp/clip-kernels.js";
 import { defaultChannelWeights, LoudnessMeter, type LoudnessMeasurement } from "../dsp/loudness.js";
 import { withArena } from "../dsp/wasm.js";
@@ -121,6 +122,13 @@ export function analyzeAcoustics(
   validateChannels(channels, sampleRate);
   const o = resolveAcousticsOptions(options);
   return withArena((arena) => measureAcoustics(PlanarKernels.copyOf(arena, channels, sampleRate), o, transcript));
+}
+
+/** The engine's speech segments (seconds, acoustics.md §2.3) of one float channel in [−1, 1). */
+export function detectSpeech(samples: Float32Array, sampleRate: number, options: Partial<AcousticsOptions> = {}): Segment[] {
+  validateChannels([samples], sampleRate);
+  const o = resolveAcousticsOptions(options);
+  return withArena((arena) => detectSpeechSegments(ChannelKernels.copyOf(arena, samples, sampleRate), o));
 }
 
 /** The standards set of planar channels already in an arena session (a clip copied in once), with resolved options. */

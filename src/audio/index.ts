@@ -7,3 +7,5 @@ export * from "./ffmpeg.js";
 export * from "./sniff.js";
 export * from "./types.js";
 export * from "./wav-writer.js";
+export * from "./mulaw.js";
+export * from "./resample.js";

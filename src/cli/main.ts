@@ -2,6 +2,7 @@
 import { readFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
 import { registerAnalyzeCommand } from "./analyze.js";
+import { registerCallCommand } from "./call.js";
 import { registerScoreCommand } from "./score.js";
 import { registerTimelineCommand } from "./timeline.js";
 
@@ -25,6 +26,7 @@ export function buildProgram(): Command {
   registerScoreCommand(program);
   registerAnalyzeCommand(program);
   registerTimelineCommand(program);
+  registerCallCommand(program);
   return program;
 }
 

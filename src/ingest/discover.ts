@@ -4,6 +4,7 @@ import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { sniffAudio } from "../audio/sniff.js";
 import type { ErrorCode } from "../model/errors.js";
 import { parseRecord, scanJsonRecords } from "../model/json-records.js";
+import { captureTestCases } from "./capture-manifest.js";
 import { AUDIO_EXTENSIONS, displayPathOf, extensionOf, readHead, toPosix } from "./files.js";
 import { DETECTION_ORDER, FORMATS } from "./formats/index.js";
 import { resolveIngestOptions, type Candidate, type CallRef, type Discovery, type FirstRecord, type IngestOptions, type InputFormat } from "./types.js";
@@ -140,7 +141,8 @@ export function discoverCalls(inputs: string[], options: IngestOptions = {}): Di
 
   /**
    * Every call-bearing entry under `dir`, in a stable (sorted) order. A folder that directly holds
-   * deepeval turn files is one conversation and is not entered further; JSON files named like an
+   * deepeval turn files is one conversation and is not entered further; a capture folder (with a
+   * `voxmetrics-capture.json` manifest) holds only the test cases it lists; JSON files named like an
    * audio file beside them are that recording's sidecar and are not calls.
    */
   const walk = (dir: string) => {
@@ -153,6 +155,13 @@ export function discoverCalls(inputs: string[], options: IngestOptions = {}): Di
     if (format) {
       if (!seenPaths.has(dir)) take(folder, format, false);
       seenPaths.add(dir);
+      return;
+    }
+    // A `voxmetrics call` output folder: its calls are the test cases its manifest lists (the
+    // simulation folders and recordings beside them are views of the same calls).
+    const captured = forced ? null : captureTestCases(dir, names);
+    if (captured) {
+      for (const path of captured) if (!exclude.has(path) && kindOf(path) === "file") visitFile(path, false);
       return;
     }
     const audioStems = new Set(names.filter((n) => kindOfName(n) === "audio").map(stemOf));

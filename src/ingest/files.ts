@@ -1,5 +1,5 @@
-// File-system helpers of the ingest layer: path display and containment, whole-file and byte-range reads.
-import { closeSync, fstatSync, openSync, readFileSync, readSync, realpathSync, statSync } from "node:fs";
+// File-system helpers of the ingest layer: path display and containment, whole-file and byte-range reads, atomic writes (shared with report and the capture writer).
+import { closeSync, fstatSync, openSync, readFileSync, readSync, realpathSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { isAbsolute, relative, resolve, sep } from "node:path";
 import { takeCallBytes } from "../audio/call-buffer.js";
 import type { ByteRange } from "../model/json-records.js";
@@ -103,4 +103,11 @@ export function readHead(path: string, bytes: number): Uint8Array {
   } finally {
     closeSync(fd);
   }
+}
+
+/** Write `text` to `path` atomically (a temporary file in the same folder, then rename), so readers never see half a file. */
+export function writeFileAtomic(path: string, text: string): void {
+  const tmp = `${path}.${process.pid}.tmp`;
+  writeFileSync(tmp, text);
+  renameSync(tmp, path);
 }

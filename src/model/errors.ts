@@ -21,6 +21,12 @@ export type ErrorCode =
   | "MODEL_HTTP_ERROR"
   | "MODEL_BAD_RESPONSE"
   | "ABORTED"
+  | "CONNECT_FAILED"
+  | "PROTOCOL_ERROR"
+  | "AGENT_HANGUP"
+  | "NOT_SUPPORTED"
+  | "TTS_UNAVAILABLE"
+  | "INVALID_SCRIPT"
   | "INTERNAL";
 
 export interface ErrorContext {
