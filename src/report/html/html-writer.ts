@@ -67,10 +67,20 @@ function escapeHtml(s: string): string {
   return s.replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]!);
 }
 
-/** The report as one HTML document. */
+/** JSON safe inside a <script> element: "<" is escaped so no "</script>" in a reason or path can end it. */
+function scriptJson(value: unknown): string {
+  return JSON.stringify(value).replace(/</g, "\\u003c").replace(/\u2028/g, "\\u2028").replace(/\u2029/g, "\\u2029");
+}
+
+/**
+ * The report as one HTML document. The overview data is one JSON block parsed on load; each call's
+ * view is one JSON line of a second block, parsed only when the call is opened, so a large archive
+ * opens without parsing every call's detail.
+ */
 export function renderHtmlReport(data: ReportData): string {
-  // Inside <script>, "<" is escaped so no "</script>" in a reason or path can end the element.
-  const json = JSON.stringify(data).replace(/</g, "\\u003c").replace(/\u2028/g, "\\u2028").replace(/\u2029/g, "\\u2029");
+  const { detail, ...overview } = data;
+  const json = scriptJson(overview);
+  const lines = detail.map(scriptJson).join("\n");
   const script = readPageScript().replace(/<\/script/gi, "<\\/script");
   return [
     "<!doctype html>",
@@ -81,6 +91,7 @@ export function renderHtmlReport(data: ReportData): string {
     `<style>${STYLE}</style></head><body>`,
     BODY,
     `<script type="application/json" id="report-data">${json}</script>`,
+    `<script type="application/x-ndjson" id="report-calls">\n${lines}\n</script>`,
     `<script>${script}</script>`,
     "</body></html>",
     "",

@@ -83,7 +83,7 @@ export interface ReportData {
     /** Per call: [p50, p90, p95, p99 latency ms, talk ratio, overlap s, user barge-ins, agent overlaps, longest silence s, timed turns] or null. */
     stats: (Array<number | null> | null)[];
   };
-  /** Every response latency of the archive (ms). */
+  /** Every response latency of the archive (ms, to the millisecond). */
   latencies: number[];
   /** Error records: [call index, code, message (S index)]. */
   errors: Array<[number, string, number]>;
@@ -115,14 +115,34 @@ const TRANSITION_KINDS = { gap: 0, user_barge_in: 1, agent_overlap: 2 } as const
 /** Metrics whose breakdown `turns[].turn` is the 1-based assistant ordinal (voice-metrics.md §5.1–5.2); all others use the turn index. */
 const ORDINAL_TURN_METRICS = new Set(["Voice Naturalness", "Speech Intelligibility"]);
 
-/** Numbers rounded to 4 decimals (what the views show), non-finite to null. */
+/** Times on the call clock and latencies: to the millisecond (seconds to 3 decimals); non-finite to null. */
 function rn(x: unknown): number | null {
+  if (typeof x !== "number" || !Number.isFinite(x)) return null;
+  return Math.round(x * 1e3) / 1e3;
+}
+
+/** Scores: 4 decimals (the table shows 3). */
+function rs(x: unknown): number | null {
   if (typeof x !== "number" || !Number.isFinite(x)) return null;
   return Math.round(x * 1e4) / 1e4;
 }
 
+/** Measurements and breakdown values: 4 significant digits (what the views show). */
+function r4(x: unknown): number | null {
+  if (typeof x !== "number" || !Number.isFinite(x)) return null;
+  return Number.isInteger(x) ? x : Number(x.toPrecision(4));
+}
+
+/** Speech segments: to 10 ms (the activity detector's frame). */
+function r2(x: number): number {
+  return Math.round(x * 100) / 100;
+}
+
+/** Breakdown keys that name the turn an entry belongs to: carried by the entry's turn slot, not repeated. */
+const TURN_KEYS = new Set(["turn", "from_turn", "to_turn"]);
+
 function compactValue(v: unknown): unknown {
-  if (typeof v === "number") return rn(v);
+  if (typeof v === "number") return r4(v);
   if (Array.isArray(v)) return v.map(compactValue);
   if (v !== null && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, compactValue(x)]));
   return v;
@@ -204,17 +224,17 @@ export class ReportDataBuilder {
     for (const [name, m] of Object.entries(record.metrics ?? {})) {
       const mi = this.metric(name, m.threshold);
       const outcome = m.error !== null ? 3 : m.skipped || m.score === null ? 2 : m.success === false ? 0 : m.success === true ? 1 : null;
-      this.calls.score[mi][k] = outcome === 0 || outcome === 1 || outcome === null ? rn(m.score) : null;
+      this.calls.score[mi][k] = outcome === 0 || outcome === 1 || outcome === null ? rs(m.score) : null;
       this.calls.outcome[mi][k] = outcome;
       reasons[mi] = this.strings.of(m.error !== null ? `Error: ${m.error}` : (m.reason ?? ""));
     }
     const turns = Array.isArray(record.turns) ? record.turns : [];
     const { stats, transitions, latenciesMs } = statsOfTurnRecords(turns);
-    for (const l of latenciesMs) this.latencies.push(rn(l)!);
+    for (const l of latenciesMs) this.latencies.push(Math.round(l));
     const s = stats;
     this.calls.stats.push(
       s.timed_turns > 0
-        ? [rn(s.latency_ms.p50), rn(s.latency_ms.p90), rn(s.latency_ms.p95), rn(s.latency_ms.p99), rn(s.talk_ratio), rn(s.overlap_s), s.user_barge_ins, s.agent_overlaps, rn(s.longest_silence_s), s.timed_turns]
+        ? [r4(s.latency_ms.p50), r4(s.latency_ms.p90), r4(s.latency_ms.p95), r4(s.latency_ms.p99), r4(s.talk_ratio), rn(s.overlap_s), s.user_barge_ins, s.agent_overlaps, rn(s.longest_silence_s), s.timed_turns]
         : null,
     );
     const detail: CallDetail = {
@@ -244,13 +264,14 @@ export class ReportDataBuilder {
           const path = label ? `${label}.${key}` : key;
           if (Array.isArray(value) && value.every((v) => v !== null && typeof v === "object" && !Array.isArray(v))) {
             for (const entry of value as Record<string, unknown>[]) {
-              const keys = Object.keys(entry);
               let turn = -1;
               if (typeof entry.to_turn === "number") turn = entry.to_turn;
               else if (typeof entry.turn === "number") {
                 if (ORDINAL_TURN_METRICS.has(name) && path === "turns") turn = ordinals?.[entry.turn - 1] ?? -1;
                 else turn = entry.turn;
               }
+              // An entry placed on its turn does not repeat the turn keys (the view shows it under that turn).
+              const keys = Object.keys(entry).filter((k2) => turn === -1 || !TURN_KEYS.has(k2));
               detail.b.push([mi, this.keySet(path, keys), turn, ...keys.map((k2) => compactValue(entry[k2]))]);
             }
           } else if (value !== null && typeof value === "object" && !Array.isArray(value)) {
@@ -272,11 +293,11 @@ export class ReportDataBuilder {
       const a = t.acoustics;
       if (!a) continue;
       (detail.a ??= {})[t.index] = [
-        rn(a.integrated_lufs), rn(a.true_peak_dbtp), rn(a.wada_snr_db), rn(a.speech_ratio),
-        a.pauses?.count ?? null, rn(a.pauses?.longest_s), rn(a.pauses?.per_minute),
-        rn(a.syllables_per_s), rn(a.articulation_rate), rn(a.words_per_minute), rn(a.pitch?.median_hz), a.bandwidth ?? null,
+        r4(a.integrated_lufs), r4(a.true_peak_dbtp), r4(a.wada_snr_db), r4(a.speech_ratio),
+        a.pauses?.count ?? null, r4(a.pauses?.longest_s), r4(a.pauses?.per_minute),
+        r4(a.syllables_per_s), r4(a.articulation_rate), r4(a.words_per_minute), r4(a.pitch?.median_hz), a.bandwidth ?? null,
       ];
-      if (Array.isArray(a.speech_segments) && a.speech_segments.length) (detail.g ??= {})[t.index] = a.speech_segments.flatMap(([s, e]) => [rn(s)!, rn(e)!]);
+      if (Array.isArray(a.speech_segments) && a.speech_segments.length) (detail.g ??= {})[t.index] = a.speech_segments.flatMap(([s, e]) => [r2(s), r2(e)]);
     }
   }
 
