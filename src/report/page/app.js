@@ -81,7 +81,8 @@ function renderMetrics() {
     const scores = C.score[i].filter((s) => s !== null);
     if (scores.length === 0) noChart(card, "no scores (every call skipped or errored)");
     else {
-      const marks = [Plot.rectY(scores, Plot.binX({ y: "count" }, { x: (d) => d, domain: [0, 1], thresholds: 20, fill: (d) => (m.threshold !== null && d < m.threshold ? "fail" : "pass") })), Plot.ruleY([0])];
+      // A score of exactly 1 goes in the last bin [0.95, 1] (the binning leaves the domain's upper bound out).
+      const marks = [Plot.rectY(scores, Plot.binX({ y: "count" }, { x: (d) => Math.min(d, 0.99999), domain: [0, 1], thresholds: 20, fill: (d) => (m.threshold !== null && d < m.threshold ? "fail" : "pass") })), Plot.ruleY([0])];
       if (m.threshold !== null) marks.push(Plot.ruleX([m.threshold], { stroke: COLORS.fail, strokeDasharray: "4,3" }), Plot.text([m.threshold], { x: (d) => d, frameAnchor: "top", dy: -2, text: () => `threshold ${m.threshold}`, fill: COLORS.fail }));
       chart(card, Plot.plot({ height: 160, width: 320, marginTop: 14, x: { domain: [0, 1], label: "score" }, y: { label: "calls", grid: true }, color: { domain: ["fail", "pass"], range: ["#e57373", "#81c784"] }, marks }), m.name);
     }
