@@ -34,8 +34,9 @@ dl.kv{display:grid;grid-template-columns:max-content 1fr;gap:2px 12px;margin:6px
 .badge.ok{background:var(--pass)}
 figure.chart{margin:4px 0}figure.chart svg{max-width:100%;height:auto}
 .nochart{color:var(--muted);font-style:italic;margin:8px 0}
-table{border-collapse:collapse;background:#fff}th,td{border-bottom:1px solid var(--line);padding:3px 6px;text-align:left;vertical-align:top}
-th{position:sticky;top:0;background:#f0f0f0;cursor:pointer;white-space:nowrap}th.sorted-asc::after{content:" ▲"}th.sorted-desc::after{content:" ▼"}
+table{border-collapse:collapse;background:#fff}
+#calls{table-layout:fixed;width:100%;min-width:1500px}#calls th{white-space:normal;vertical-align:bottom}#calls th:first-child{width:240px}#calls td{overflow:hidden;text-overflow:ellipsis}th,td{border-bottom:1px solid var(--line);padding:3px 6px;text-align:left;vertical-align:top}
+th{position:sticky;top:0;background:#f0f0f0;cursor:pointer}th.sorted-asc::after{content:" ▲"}th.sorted-desc::after{content:" ▼"}
 td.num{text-align:right;font-variant-numeric:tabular-nums}
 td.fail{color:var(--fail);font-weight:600}td.pass{color:var(--pass)}td.skip{color:var(--skip)}td.err{color:var(--fail);font-style:italic}
 #calls tbody tr{cursor:pointer}#calls tbody tr:hover{background:#eef4ff}#calls tbody tr.selected{background:#dde8ff}
@@ -43,7 +44,7 @@ td.fail{color:var(--fail);font-weight:600}td.pass{color:var(--pass)}td.skip{colo
 .filters{display:flex;flex-wrap:wrap;gap:10px;align-items:center;margin:6px 0}
 .pager button{margin:0 2px}
 #call-view{margin-top:16px}
-.turn{background:#fff;border:1px solid var(--line);border-radius:4px;margin:6px 0;padding:6px 10px}
+.turn{background:#fff;border:1px solid var(--line);border-radius:4px;margin:6px 0;padding:6px 10px;content-visibility:auto;contain-intrinsic-size:auto 120px}
 .turn.interrupted{border-left:4px solid var(--fail)}
 .turn .role-user{color:var(--user);font-weight:600}.turn .role-assistant{color:var(--agent);font-weight:600}
 .entries{font-size:12px;margin:4px 0 0 0;padding-left:16px}
