@@ -245,6 +245,8 @@ function renderFilters() {
     for (const [id, v] of [["f-metric", "any"], ["f-outcome", "all"], ["f-format", "all"], ["f-status", "all"], ["f-text", ""]]) $(id).value = v;
     renderTable();
   };
+  // Rows are grids with these columns (the call table is laid out row by row, so rows off screen cost nothing).
+  $("calls").style.setProperty("--cols", COLUMNS.map((c) => (c.key === "id" ? "250px" : c.key === "format" ? "120px" : c.metric !== undefined ? "120px" : "84px")).join(" "));
   const thead = $("calls").querySelector("thead");
   thead.innerHTML = `<tr>${COLUMNS.map((c) => `<th data-key="${c.key}" title="sort by ${esc(c.label)}">${esc(c.label)}</th>`).join("")}</tr>`;
   thead.onclick = (e) => {
