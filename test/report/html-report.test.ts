@@ -112,10 +112,28 @@ describe.skipIf(!HAVE_CHROMIUM)("HTML report in headless Chromium", () => {
       expect(src).not.toMatch(/^(\/|file:|data:|https?:)/);
       expect(existsSync(resolve(dirname(sampleReport), decodeURIComponent(src.replace(/#.*$/, ""))))).toBe(true);
     }
+    // The browser loads the linked audio: the recording, positioned at the turn's start by the media fragment.
+    const loadAudio = (src: string) => page.evaluate((s) => new Promise<{ ok: boolean; duration?: number; at?: number; error?: string }>((done) => {
+      const a = new Audio(s);
+      a.onloadedmetadata = () => done({ ok: true, duration: a.duration, at: a.currentTime });
+      a.onerror = () => done({ ok: false, error: a.error?.message ?? "error" });
+    }), src);
+    const t1 = dual.turns![1];
+    const fromRecording = await loadAudio(srcs[1]);
+    expect(fromRecording.ok, fromRecording.error).toBe(true);
+    expect(fromRecording.at).toBeCloseTo(t1.start_time!, 2);
+    expect(fromRecording.duration).toBeGreaterThanOrEqual(dual.turns![dual.turns!.length - 1].start_time!);
     // Acoustics and speech segments are shown per turn (the run had --acoustics).
     expect(await page.locator("#turn-list li.acoustics").count()).toBe(dual.turns!.length);
     expect(await page.locator("#turn-list li.segments").count()).toBeGreaterThan(0);
     await page.locator("#call-view").screenshot({ path: join(screenshotDir(), "call-view.png") });
+    // A test case's own clip, linked by its url.
+    const json = sample.find((r) => r.id === "calls/order-status.json#0")!;
+    await openCall(page, json.id);
+    const clipSrc = await page.locator('#turn-list .turn[data-turn="1"] button.play').getAttribute("data-src");
+    const clip = await loadAudio(clipSrc!);
+    expect(clip.ok, clip.error).toBe(true);
+    expect(clip.duration).toBeCloseTo(json.turns!.find((t) => t.index === 1)!.duration!, 1);
     expect(problems).toEqual([]);
     await page.close();
   });
