@@ -2,6 +2,7 @@
 import { InvalidArgumentError, Option } from "commander";
 import {
   DEFAULT_ANALYZE_FILE_OPTIONS,
+  DEFAULT_HTML_REPORT_OPTIONS,
   DEFAULT_INGEST_OPTIONS,
   DEFAULT_SCORE_OPTIONS,
   INPUT_FORMATS,
@@ -58,7 +59,7 @@ export function measurementSetOption(): Option {
 
 /** `--embed-audio`: the HTML report carries each turn's audio instead of linking it. */
 export function embedAudioOption(): Option {
-  return new Option("--embed-audio", "embed each turn's audio in the HTML report (default: play buttons link the files by relative path)");
+  return new Option("--embed-audio", "embed each turn's audio in the HTML report instead of linking the files by relative path").default(DEFAULT_HTML_REPORT_OPTIONS.embedAudio);
 }
 
 /** `--fail-under <n>`: the gate floor on each metric's mean score. */

@@ -1,6 +1,6 @@
 // `voxmetrics report <results.jsonl>`: the self-contained HTML report of a results file (archive overview, call table, per-call view).
 import { Command } from "commander";
-import { writeHtmlReportOfResults } from "../index.js";
+import { DEFAULT_HTML_REPORT_OPTIONS, writeHtmlReportOfResults } from "../index.js";
 import { embedAudioOption, failUnderOption } from "./options.js";
 
 interface ReportFlags {
@@ -16,7 +16,7 @@ export function registerReportCommand(program: Command): void {
     .command("report")
     .description("write a self-contained HTML report of a results JSONL: metric distributions, latencies, a call table, each call's timeline")
     .argument("<results>", "results JSONL written by `voxmetrics score --out`")
-    .option("-o, --out <file.html>", "the HTML file", "report.html")
+    .option("-o, --out <file.html>", "the HTML file", DEFAULT_HTML_REPORT_OPTIONS.out)
     .option("--title <text>", "the report's title")
     .addOption(embedAudioOption())
     .option("--no-audio", "no play buttons (do not look for the turn audio)")

@@ -5,7 +5,7 @@ export { SummaryAccumulator, type ConversationSummary, type MetricSummary, type 
 export { CsvWriter, csvRows } from "./csv.js";
 export { formatSummaryTable } from "./table.js";
 export { writeFileAtomic } from "../ingest/files.js";
-export { writeHtmlReportOfResults, type HtmlReportOptions } from "./html/html-report.js";
+export { DEFAULT_HTML_REPORT_OPTIONS, resolveHtmlReportOptions, writeHtmlReportOfResults, type HtmlReportOptions } from "./html/html-report.js";
 export { readReportData, ReportDataBuilder, type CallDetail, type ReportData, type ReportDataOptions, type ReportMetric, type ReportRunInfo } from "./html/report-data.js";
 export { renderHtmlReport, writeHtmlReport } from "./html/html-writer.js";
 export { createTurnAudioLocator, type TurnAudioOptions } from "./html/turn-audio.js";

@@ -78,9 +78,9 @@ describe("report data", () => {
     await expect(dataOf([ok], '{"id": "c", "sta')).resolves.toMatchObject({ header: { calls: 1 } });
     const path = join(tmp, "bad.jsonl");
     writeFileSync(path, `${JSON.stringify(ok)}\n{oops\n${JSON.stringify(ok)}\n`);
-    await expect(readReportData(path, { version: "t" })).rejects.toThrow(`${path}:2: not a JSON line`);
+    await expect(readReportData(path, { version: "t" })).rejects.toThrow(`${path}: line 2: not a JSON line`);
     writeFileSync(path, `${JSON.stringify(ok)}\n{"no": "id"}\n`);
-    await expect(readReportData(path, { version: "t" })).rejects.toThrow(`${path}:2: not a result record`);
+    await expect(readReportData(path, { version: "t" })).rejects.toThrow(`${path}: line 2: not a result record`);
     await expect(readReportData(join(tmp, "missing.jsonl"), { version: "t" })).rejects.toThrow("missing.jsonl: results file not found");
   });
 });

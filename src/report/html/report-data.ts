@@ -353,7 +353,7 @@ export async function readReportData(resultsPath: string, options: ReportDataOpt
   try {
     mtime = statSync(resultsPath).mtime.toISOString();
   } catch {
-    throw new VoxError("IO_ERROR", `${resultsPath}: results file not found`, { file: resultsPath });
+    throw new VoxError("IO_ERROR", "results file not found", { file: resultsPath });
   }
   const builder = new ReportDataBuilder(options);
   const lines = createInterface({ input: createReadStream(resultsPath, { encoding: "utf8" }), crlfDelay: Infinity });
@@ -363,7 +363,7 @@ export async function readReportData(resultsPath: string, options: ReportDataOpt
     n++;
     const line = raw.trim();
     if (!line) continue;
-    if (pending) throw new VoxError("INVALID_JSON", `${resultsPath}:${pending.line}: ${pending.error}`, { file: resultsPath });
+    if (pending) throw new VoxError("INVALID_JSON", pending.error, { file: resultsPath, field: `line ${pending.line}` });
     let value: unknown;
     try {
       value = JSON.parse(line);
@@ -372,7 +372,7 @@ export async function readReportData(resultsPath: string, options: ReportDataOpt
       pending = { line: n, error: `not a JSON line (${(e as Error).message})` };
       continue;
     }
-    if (!isResultRecord(value)) throw new VoxError("INVALID_JSON", `${resultsPath}:${n}: not a result record (needs a string "id" and "status")`, { file: resultsPath });
+    if (!isResultRecord(value)) throw new VoxError("INVALID_JSON", 'not a result record (needs a string "id" and "status")', { file: resultsPath, field: `line ${n}` });
     builder.add(value);
   }
   return builder.finish(resultsPath, mtime);
