@@ -133,6 +133,12 @@ function r4(x: unknown): number | null {
   return Number.isInteger(x) ? x : Number(x.toPrecision(4));
 }
 
+/** Acoustics figures: 3 significant digits (the view shows at most that: -21.5 LUFS, 134 Hz, 75.8 %). */
+function r3(x: unknown): number | null {
+  if (typeof x !== "number" || !Number.isFinite(x)) return null;
+  return Number.isInteger(x) ? x : Number(x.toPrecision(3));
+}
+
 /** Speech segments: to 10 ms (the activity detector's frame). */
 function r2(x: number): number {
   return Math.round(x * 100) / 100;
@@ -293,9 +299,9 @@ export class ReportDataBuilder {
       const a = t.acoustics;
       if (!a) continue;
       (detail.a ??= {})[t.index] = [
-        r4(a.integrated_lufs), r4(a.true_peak_dbtp), r4(a.wada_snr_db), r4(a.speech_ratio),
-        a.pauses?.count ?? null, r4(a.pauses?.longest_s), r4(a.pauses?.per_minute),
-        r4(a.syllables_per_s), r4(a.articulation_rate), r4(a.words_per_minute), r4(a.pitch?.median_hz), a.bandwidth ?? null,
+        r3(a.integrated_lufs), r3(a.true_peak_dbtp), r3(a.wada_snr_db), r3(a.speech_ratio),
+        a.pauses?.count ?? null, r3(a.pauses?.longest_s), r3(a.pauses?.per_minute),
+        r3(a.syllables_per_s), r3(a.articulation_rate), r3(a.words_per_minute), r3(a.pitch?.median_hz), a.bandwidth ?? null,
       ];
       if (Array.isArray(a.speech_segments) && a.speech_segments.length) (detail.g ??= {})[t.index] = a.speech_segments.flatMap(([s, e]) => [r2(s), r2(e)]);
     }
