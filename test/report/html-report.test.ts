@@ -80,6 +80,9 @@ describe.skipIf(!HAVE_CHROMIUM)("HTML report in headless Chromium", () => {
     // Every metric's full name is on screen.
     for (const name of Object.keys(sample[0].metrics!)) await expect(page.locator(`.card.metric[data-metric="${name}"] h3`).innerText()).resolves.toContain(name);
     expect(await rowCount(page)).toBe(sample.length);
+    // A viewport tall enough for the whole page: rows off screen are not laid out (content-visibility), so a full-page capture of a short viewport shows them blank.
+    await page.setViewportSize({ width: 1400, height: 2000 });
+    await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
     await page.screenshot({ path: join(screenshotDir(), "overview.png"), fullPage: true });
 
     // Filters: a metric's failures, a source format, and both reset.

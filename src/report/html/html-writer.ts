@@ -36,7 +36,7 @@ figure.chart{margin:4px 0}figure.chart svg{max-width:100%;height:auto}
 .nochart{color:var(--muted);font-style:italic;margin:8px 0}
 table{border-collapse:collapse;background:#fff}
 #calls,#calls thead,#calls tbody{display:block}#calls{width:max-content}#calls thead{position:sticky;top:0;z-index:1}
-#calls tr{display:grid;grid-template-columns:var(--cols)}#calls th{position:static;white-space:normal;display:flex;align-items:flex-end;overflow-wrap:anywhere}#calls td{overflow:hidden;overflow-wrap:anywhere}
+#calls tr{display:grid;grid-template-columns:var(--cols)}#calls th{position:static;white-space:normal;display:flex;align-items:flex-end}#calls td{overflow:hidden;overflow-wrap:anywhere}
 #calls tbody tr{content-visibility:auto;contain-intrinsic-size:auto 44px}th,td{border-bottom:1px solid var(--line);padding:3px 6px;text-align:left;vertical-align:top}
 th{position:sticky;top:0;background:#f0f0f0;cursor:pointer}th.sorted-asc::after{content:" ▲"}th.sorted-desc::after{content:" ▼"}
 td.num{text-align:right;font-variant-numeric:tabular-nums}

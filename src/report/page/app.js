@@ -246,7 +246,7 @@ function renderFilters() {
     renderTable();
   };
   // Rows are grids with these columns (the call table is laid out row by row, so rows off screen cost nothing).
-  $("calls").style.setProperty("--cols", COLUMNS.map((c) => (c.key === "id" ? "250px" : c.key === "format" ? "120px" : c.metric !== undefined ? "120px" : "84px")).join(" "));
+  $("calls").style.setProperty("--cols", COLUMNS.map((c) => (c.key === "id" ? "250px" : c.key === "format" ? "120px" : c.metric !== undefined ? "132px" : "84px")).join(" "));
   const thead = $("calls").querySelector("thead");
   thead.innerHTML = `<tr>${COLUMNS.map((c) => `<th data-key="${c.key}" title="sort by ${esc(c.label)}">${esc(c.label)}</th>`).join("")}</tr>`;
   thead.onclick = (e) => {
