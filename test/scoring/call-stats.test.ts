@@ -1,7 +1,10 @@
 // Conversation figures of a result record (latency percentiles, talk ratio, overlap, barge-ins, longest silence) on a hand-worked call, and their path into the summary and the CSV.
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { discoverCalls } from "../../src/ingest/index.js";
 import { csvRows, SummaryAccumulator } from "../../src/report/index.js";
-import { digestRecord, statsOfTurnRecords, type ResultRecord, type TurnRecord } from "../../src/scoring/index.js";
+import { digestRecord, resolveScoreOptions, scoreCall, statsOfTurnRecords, timelineOfCall, type ResultRecord, type TurnRecord } from "../../src/scoring/index.js";
+import { REPO_ROOT } from "../helpers/shared.js";
 
 function turn(index: number, role: "user" | "assistant", start: number | null, end: number): TurnRecord {
   return { index, role, start_time: start, duration: start === null ? end : end - start, measurements: { error: "not measured here" } } as TurnRecord;
@@ -71,5 +74,28 @@ describe("call stats", () => {
     expect(c.longest_silence_s.max).toBeCloseTo(3, 9);
     const row = csvRows(b)[0].split(",");
     expect(row.slice(-9).map(Number)).toEqual([1000, 1000, 1000, 1000, 0.5, 0, 0, 0, 1]);
+  });
+});
+
+describe("call stats of scored records", () => {
+  it("match `voxmetrics timeline` on every call of the sample archive: same entries, transitions and latency percentiles", () => {
+    const { calls } = discoverCalls([join(REPO_ROOT, "fixtures", "sample-archive")]);
+    const score = resolveScoreOptions({});
+    let compared = 0;
+    for (const ref of calls) {
+      const record = scoreCall({ ref, ingest: {}, score });
+      if (record.status !== "ok") continue;
+      const timeline = timelineOfCall(ref, { compat: score.compat }).record;
+      const { entries, transitions, stats } = statsOfTurnRecords(record.turns!);
+      expect(entries.map((e) => [e.turn_index, e.role]), ref.id).toEqual(timeline.entries.map((e) => [e.turn_index, e.role]));
+      for (let i = 0; i < entries.length; i++) expect(entries[i].end_time).toBeCloseTo(timeline.entries[i].end_time, 9);
+      expect(transitions.map((t) => t.kind)).toEqual(timeline.transitions.map((t) => t.kind));
+      for (const q of ["p50", "p95", "p99"] as const) {
+        if (timeline.latency_ms[q] === null) expect(stats.latency_ms[q]).toBeNull();
+        else expect(stats.latency_ms[q]).toBeCloseTo(timeline.latency_ms[q]!, 6);
+      }
+      if (entries.length > 0) compared++;
+    }
+    expect(compared).toBeGreaterThanOrEqual(5);
   });
 });
