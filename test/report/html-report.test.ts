@@ -129,6 +129,9 @@ describe.skipIf(!HAVE_CHROMIUM)("HTML report in headless Chromium", () => {
     // Acoustics and speech segments are shown per turn (the run had --acoustics).
     expect(await page.locator("#turn-list li.acoustics").count()).toBe(dual.turns!.length);
     expect(await page.locator("#turn-list li.segments").count()).toBeGreaterThan(0);
+    // … and drawn inside their turns on the lanes.
+    const segmentCount = dual.turns!.reduce((s, t) => s + (t.acoustics?.speech_segments.length ?? 0), 0);
+    expect(await page.locator('#lanes g[aria-description="speech segments"] > rect').count()).toBe(segmentCount);
     await page.locator("#call-view").screenshot({ path: join(screenshotDir(), "call-view.png") });
     // A test case's own clip, linked by its url.
     const json = sample.find((r) => r.id === "calls/order-status.json#0")!;

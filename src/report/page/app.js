@@ -354,6 +354,12 @@ function drawLanes(d, timed, byIndex, interrupted) {
     const a = byIndex.get(from), b = byIndex.get(to);
     return { from: a, to: b, kind: KIND[kind], gap, x1: a.end, x2: b.start, mid: (a.end + b.start) / 2, label: `${Math.round(gap * 1000)} ms` };
   });
+  // Speech-activity segments (clip-relative in the data) placed on the call clock inside their turn's bar.
+  const segments = [];
+  for (const t of timed) {
+    const g = d.g?.[t.index];
+    if (g) for (let j = 0; j < g.length; j += 2) segments.push({ role: t.role, x1: t.start + g[j], x2: t.start + g[j + 1] });
+  }
   chart(box, Plot.plot({
     width, height: 170, marginLeft: 70, marginTop: 24,
     x: { label: "call time (s)", domain: [0, end] },
@@ -362,6 +368,7 @@ function drawLanes(d, timed, byIndex, interrupted) {
     symbol: { domain: KIND, range: ["circle", "triangle", "diamond"], legend: true },
     marks: [
       Plot.barX(timed, { x1: "start", x2: "end", y: "role", fill: "role", fillOpacity: 0.75, stroke: (t) => (interrupted.has(t.index) ? COLORS.fail : "none"), strokeWidth: 2, title: (t) => `#${t.index} ${t.role} ${t.start.toFixed(2)}–${t.end.toFixed(2)} s${interrupted.has(t.index) ? " (interrupted)" : ""}`, ariaDescription: "turns", insetTop: 6, insetBottom: 6 }),
+      Plot.barX(segments, { x1: "x1", x2: "x2", y: "role", fill: "#263238", fillOpacity: 0.55, insetTop: 17, insetBottom: 17, ariaDescription: "speech segments" }),
       Plot.link(trs, { x1: "x1", x2: "x2", y1: (t) => t.from.role, y2: (t) => t.to.role, stroke: (t) => COLORS[t.kind], strokeOpacity: 0.8, ariaDescription: "transition links" }),
       Plot.dot(trs, { x: "x2", y: (t) => t.to.role, symbol: "kind", stroke: (t) => COLORS[t.kind], fill: "white", r: 4, title: (t) => `${t.kind} ${t.label} (turn ${t.from.index} → ${t.to.index})`, ariaDescription: "transitions" }),
       Plot.text(trs, { x: "mid", y: (t) => t.to.role, text: "label", dy: -16, fontSize: 10, fill: (t) => COLORS[t.kind], ariaDescription: "latency labels" }),
