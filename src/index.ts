@@ -73,6 +73,7 @@ export {
 } from "./scoring/index.js";
 export type { PoolOptions } from "./pool/index.js";
 export { formatSummaryTable, scoreArchive, type MetricSummary, type RunSummary, type ScoreArchiveOptions, type ScoreArchiveResult } from "./report/index.js";
+export { DEFAULT_HTML_REPORT_OPTIONS, resolveHtmlReportOptions, writeHtmlReportOfResults, type ConversationSummary, type HtmlReportOptions, type ReportData, type ReportRunInfo } from "./report/index.js";
 
 // Speech models (spec §L9): TTS / STT contracts, pocketsphinx offline STT, OpenAI-compatible clients.
 export type { SpeechToText, SynthesisResult, SynthesizeOptions, TextToSpeech, TranscribeOptions, TranscriptionResult } from "./speech/types.js";

@@ -2,6 +2,7 @@
 import { InvalidArgumentError, Option } from "commander";
 import {
   DEFAULT_ANALYZE_FILE_OPTIONS,
+  DEFAULT_HTML_REPORT_OPTIONS,
   DEFAULT_INGEST_OPTIONS,
   DEFAULT_SCORE_OPTIONS,
   INPUT_FORMATS,
@@ -55,3 +56,13 @@ export function measurementSetOption(): Option {
   return new Option("--set <set>", "which measurements to compute").choices(MEASUREMENT_SETS).default(DEFAULT_ANALYZE_FILE_OPTIONS.set);
 }
 
+
+/** `--embed-audio`: the HTML report carries each turn's audio instead of linking it. */
+export function embedAudioOption(): Option {
+  return new Option("--embed-audio", "embed each turn's audio in the HTML report instead of linking the files by relative path").default(DEFAULT_HTML_REPORT_OPTIONS.embedAudio);
+}
+
+/** `--fail-under <n>`: the gate floor on each metric's mean score. */
+export function failUnderOption(description: string): Option {
+  return new Option("--fail-under <n>", description).argParser(parseNumber(0, false));
+}

@@ -2,8 +2,8 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { Command } from "commander";
-import { formatSummaryTable, scoreArchive, type AgentChannel, type CompatMode, type InputFormat, type RunSummary } from "../index.js";
-import { agentChannelOption, compatOption, inputFormatOption, parseNumber, thresholdOption, workersOption } from "./options.js";
+import { formatSummaryTable, scoreArchive, writeHtmlReportOfResults, type AgentChannel, type CompatMode, type InputFormat, type RunSummary } from "../index.js";
+import { agentChannelOption, compatOption, embedAudioOption, inputFormatOption, parseNumber, thresholdOption, workersOption } from "./options.js";
 
 interface ScoreFlags {
   out?: string;
@@ -22,6 +22,8 @@ interface ScoreFlags {
   acoustics?: boolean;
   progress?: boolean;
   printSummary?: boolean;
+  html?: string;
+  embedAudio?: boolean;
 }
 
 /** Exit code of an interrupted run (128 + SIGINT), as shells report it. */
@@ -52,13 +54,16 @@ export function registerScoreCommand(program: Command): void {
     .option("--acoustics", "add the standards-set acoustics block to every turn")
     .option("--progress", "show progress on stderr even when it is not a terminal")
     .option("--print-summary", "print the summary table when done (stdout, or stderr when results go to stdout)")
+    .option("--html <file.html>", "also write the HTML report of the results (needs --out)")
+    .addOption(embedAudioOption())
     .action(async (inputs: string[], flags: ScoreFlags) => {
       process.exitCode = await runScore(inputs, flags);
     });
 }
 
 async function runScore(inputs: string[], flags: ScoreFlags): Promise<number> {
-  for (const p of [flags.out, flags.summary, flags.csv]) if (p) mkdirSync(dirname(p), { recursive: true });
+  if (flags.html && !flags.out) throw new Error("--html needs --out <file.jsonl>: the report is made from the results file");
+  for (const p of [flags.out, flags.summary, flags.csv, flags.html]) if (p) mkdirSync(dirname(p), { recursive: true });
   const progress = new Progress(Boolean(flags.progress) || Boolean(process.stderr.isTTY), Boolean(process.stderr.isTTY));
   const abort = new AbortController();
   const onSigint = () => {
@@ -91,6 +96,15 @@ async function runScore(inputs: string[], flags: ScoreFlags): Promise<number> {
     });
     progress.finish();
     if (flags.printSummary) (flags.out ? process.stdout : process.stderr).write(formatSummaryTable(result.summary));
+    if (flags.html && flags.out) {
+      const { threshold, strict, compat, metrics, acoustics, failUnder } = flags;
+      await writeHtmlReportOfResults({
+        results: flags.out,
+        out: flags.html,
+        embedAudio: flags.embedAudio ?? false,
+        run: { inputs, options: { threshold, strict: strict ?? false, compat, metrics: metrics ?? "all", acoustics: acoustics ?? false }, failUnder: failUnder ?? null, elapsedS: result.summary.elapsed_s, time: new Date().toISOString() },
+      });
+    }
     if (result.interrupted) return EXIT_INTERRUPTED;
     return flags.failUnder !== undefined && gateFails(result.summary, flags.failUnder) ? EXIT_GATE_FAILED : 0;
   } finally {

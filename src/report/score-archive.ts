@@ -4,7 +4,7 @@ import { discoverCalls } from "../ingest/index.js";
 import type { CallRef, Discovery } from "../ingest/types.js";
 import { VoxError } from "../model/errors.js";
 import { runCalls, startPool, type PoolOptions, type ScoringPool } from "../pool/index.js";
-import { resolveScoreOptions, type CallReadOptions, type RecordDigest, type ScoreOptions, type ScoreOptionsInput } from "../scoring/index.js";
+import { digestRecord, resolveScoreOptions, type CallReadOptions, type RecordDigest, type ScoreOptions, type ScoreOptionsInput } from "../scoring/index.js";
 import { writeFileAtomic } from "../ingest/files.js";
 import { CsvWriter } from "./csv.js";
 import { ResultWriter } from "./jsonl-writer.js";
@@ -68,7 +68,7 @@ async function scoreDiscovered(options: ScoreArchiveOptions, ingest: CallReadOpt
     csv?.add(record);
   };
   const writer = ResultWriter.open(options.out, options.resume ?? false, (record) => {
-    if (!done.has(record.id)) account(record);
+    if (!done.has(record.id)) account(digestRecord(record));
   });
   const resumed = done.size;
   // Calls already in the output, and repeats of an id (an input named twice), are not scored again.

@@ -1,5 +1,6 @@
-// Aggregates result records into the summary of interfaces.md (per metric: count, skipped, errors, mean, p50, p95, pass rate).
+// Aggregates result records into the summary of interfaces.md (per metric: count, skipped, errors, mean, p50, p95, pass rate) and the archive's conversation figures.
 import { percentile } from "../analysis/percentile.js";
+import { latencyPercentilesMs, type LatencyPercentilesMs } from "../scoring/call-stats.js";
 import type { RecordDigest } from "../scoring/record.js";
 
 export interface MetricSummary {
@@ -12,12 +13,33 @@ export interface MetricSummary {
   pass_rate: number | null;
 }
 
+/**
+ * The archive's conversation figures (additive to interfaces.md), over the ok calls with at least
+ * one turn on the timeline: latency percentiles of every response latency of the archive pooled,
+ * talk ratio of the summed speaking times, and per call distributions of the other figures.
+ */
+export interface ConversationSummary {
+  /** Ok calls with a timeline (at least one timed turn). */
+  calls: number;
+  responses: number;
+  latency_ms: LatencyPercentilesMs;
+  /** Σ agent talk / Σ (agent + user talk) over the calls. */
+  talk_ratio: number | null;
+  agent_talk_s: number;
+  user_talk_s: number;
+  overlap_s: { total: number; mean_per_call: number | null; max: number | null };
+  user_barge_ins: { total: number; calls_with: number };
+  agent_overlaps: { total: number; calls_with: number };
+  longest_silence_s: { p50: number | null; p95: number | null; max: number | null };
+}
+
 export interface RunSummary {
   calls: number;
   ok: number;
   errors: number;
   elapsed_s: number;
   metrics: Record<string, MetricSummary>;
+  conversation: ConversationSummary;
 }
 
 interface MetricTally {
@@ -34,6 +56,8 @@ export class SummaryAccumulator {
   private ok = 0;
   private errors = 0;
   private readonly metrics = new Map<string, MetricTally>();
+  private readonly talk = { calls: 0, agent: 0, user: 0, overlap: [] as number[], bargeIns: 0, bargeInCalls: 0, agentOverlaps: 0, agentOverlapCalls: 0, silences: [] as number[] };
+  private readonly latencies: number[] = [];
 
   add(record: RecordDigest): void {
     this.calls++;
@@ -42,6 +66,20 @@ export class SummaryAccumulator {
       return;
     }
     this.ok++;
+    const st = record.stats;
+    if (st && st.timed_turns > 0) {
+      const t = this.talk;
+      t.calls++;
+      t.agent += st.agent_talk_s;
+      t.user += st.user_talk_s;
+      t.overlap.push(st.overlap_s);
+      t.bargeIns += st.user_barge_ins;
+      if (st.user_barge_ins > 0) t.bargeInCalls++;
+      t.agentOverlaps += st.agent_overlaps;
+      if (st.agent_overlaps > 0) t.agentOverlapCalls++;
+      if (st.longest_silence_s !== null) t.silences.push(st.longest_silence_s);
+      for (const l of record.latencies_ms ?? []) this.latencies.push(l);
+    }
     for (const [name, m] of Object.entries(record.metrics ?? {})) {
       let t = this.metrics.get(name);
       if (!t) this.metrics.set(name, (t = { scores: [], passed: 0, judged: 0, skipped: 0, errors: 0 }));
@@ -71,6 +109,24 @@ export class SummaryAccumulator {
         pass_rate: t.judged ? t.passed / t.judged : null,
       };
     }
-    return { calls: this.calls, ok: this.ok, errors: this.errors, elapsed_s: Math.round(elapsedS * 1000) / 1000, metrics };
+    return { calls: this.calls, ok: this.ok, errors: this.errors, elapsed_s: Math.round(elapsedS * 1000) / 1000, metrics, conversation: this.conversation() };
+  }
+
+  private conversation(): ConversationSummary {
+    const t = this.talk;
+    const silences = [...t.silences].sort((a, b) => a - b);
+    const overlapTotal = t.overlap.reduce((s, x) => s + x, 0);
+    return {
+      calls: t.calls,
+      responses: this.latencies.length,
+      latency_ms: latencyPercentilesMs(this.latencies),
+      talk_ratio: t.agent + t.user > 0 ? t.agent / (t.agent + t.user) : null,
+      agent_talk_s: t.agent,
+      user_talk_s: t.user,
+      overlap_s: { total: overlapTotal, mean_per_call: t.calls ? overlapTotal / t.calls : null, max: t.overlap.length ? Math.max(...t.overlap) : null },
+      user_barge_ins: { total: t.bargeIns, calls_with: t.bargeInCalls },
+      agent_overlaps: { total: t.agentOverlaps, calls_with: t.agentOverlapCalls },
+      longest_silence_s: { p50: percentile(silences, 50), p95: percentile(silences, 95), max: silences.length ? silences[silences.length - 1] : null },
+    };
   }
 }

@@ -6,6 +6,7 @@ import { closeSync, openSync, writeSync } from "node:fs";
 import type { InputFormat } from "../ingest/types.js";
 import type { MetricResult } from "../metrics/base-metric.js";
 import type { ErrorCode } from "../model/errors.js";
+import { statsOfTurnRecords, type CallStats } from "./call-stats.js";
 import type { TurnRecord } from "./score-test-case.js";
 
 export interface RecordError {
@@ -39,6 +40,10 @@ export type MetricDigest = Omit<MetricResult, "score_breakdown">;
 /** A record without turns and breakdowns (full records are digests too). */
 export interface RecordDigest extends Omit<ResultRecord, "metrics" | "turns"> {
   metrics?: Record<string, MetricDigest>;
+  /** The call's conversation figures (ok records with turns): CSV columns, summed up in the summary. */
+  stats?: CallStats;
+  /** The call's response latencies (ms), pooled into the archive's percentiles. */
+  latencies_ms?: number[];
 }
 
 /**
@@ -51,14 +56,24 @@ export interface CallOutcome {
   digest: RecordDigest;
 }
 
-/** Serialise a record and digest it. */
-export function toOutcome(record: ResultRecord): CallOutcome {
-  const { turns: _turns, metrics, ...rest } = record;
+/** A record's digest: metrics without breakdowns, turns replaced by the call's conversation figures. */
+export function digestRecord(record: ResultRecord): RecordDigest {
+  const { turns, metrics, ...rest } = record;
   const digest: RecordDigest = { ...rest };
   if (metrics) {
     digest.metrics = Object.fromEntries(Object.entries(metrics).map(([name, { score_breakdown: _b, ...m }]) => [name, m]));
   }
-  return { line: JSON.stringify(record), digest };
+  if (record.status === "ok" && Array.isArray(turns)) {
+    const { stats, latenciesMs } = statsOfTurnRecords(turns);
+    digest.stats = stats;
+    digest.latencies_ms = latenciesMs;
+  }
+  return digest;
+}
+
+/** Serialise a record and digest it. */
+export function toOutcome(record: ResultRecord): CallOutcome {
+  return { line: JSON.stringify(record), digest: digestRecord(record) };
 }
 
 /**
