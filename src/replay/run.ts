@@ -2,6 +2,7 @@
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync, renameSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { writeWavPcm16 } from "../audio/wav-writer.js";
+import { REPLAY_MANIFEST_FILE, REPLAY_MANIFEST_FORMAT } from "../ingest/replay-manifest.js";
 import type { EditCounts } from "../text/align.js";
 import { sumErrorCounts } from "../text/error-rate.js";
 import { callerPcm, type ReplayResampler } from "./audio.js";
@@ -11,9 +12,7 @@ import { ConversationRecordBuilder, localStamp, operationalSummary, timingRecord
 import { replayConversation, type PostClipSilence, type ReplaySessionOptions, type TurnInput, type VadSplitMode } from "./session.js";
 import type { StubTools } from "./tools.js";
 
-/** File name of the run manifest and metadata at the top of a replay output folder. */
-export const REPLAY_MANIFEST_FILE = "voxmetrics-replay.json";
-export const REPLAY_MANIFEST_FORMAT = "voxmetrics-replay";
+export { REPLAY_MANIFEST_FILE, REPLAY_MANIFEST_FORMAT };
 
 export interface ReplayRunOptions {
   /** A dataset JSONL or a folder of them (searched recursively). */
