@@ -45,6 +45,8 @@ export interface ReferenceAgentOptions {
   transcribe?: ((pcm: Int16Array, sampleRate: number, utterance: number) => string | Promise<string>) | null;
   /** Realtime: call a tool for an utterance (the session must declare tools); null = never. The follow-up reply comes after the client sends the output and `response.create`. */
   toolCall?: ((ctx: { utterance: number; transcript: string | null; tools: string[] }) => { name: string; arguments: string } | null) | null;
+  /** Realtime: hang up (close code 4001) when the first reply of a session whose session.update matches is due: a dropped connection on request. */
+  hangUpIf?: ((session: Record<string, unknown>) => boolean) | null;
 }
 
 export const DEFAULT_REFERENCE_AGENT_OPTIONS: Readonly<Required<ReferenceAgentOptions>> = Object.freeze({
@@ -69,6 +71,7 @@ export const DEFAULT_REFERENCE_AGENT_OPTIONS: Readonly<Required<ReferenceAgentOp
   oversizedBytes: 6 * 1024 * 1024,
   transcribe: null,
   toolCall: null,
+  hangUpIf: null,
 });
 
 /** What the agent did for one caller utterance, on the host's monotonic clock (ms). */
@@ -187,6 +190,7 @@ class Session {
   private toolNames: string[] = [];
   /** A tool call waiting for the client's output and response.create. */
   private pendingTool: { text: string } | null = null;
+  private hangUp = false;
 
   constructor(
     private readonly ws: WebSocket,
@@ -247,6 +251,7 @@ class Session {
           this.log.sessionUpdates.push({ connection: this.id, session });
           const td = session.turn_detection as Record<string, unknown> | null | undefined;
           if (td && typeof td.silence_duration_ms === "number") this.vadSilenceMs = td.silence_duration_ms;
+          if (this.o.hangUpIf?.(session)) this.hangUp = true;
           if (Array.isArray(session.tools)) this.toolNames = session.tools.map((t) => String((t as Record<string, unknown>)?.name ?? ""));
           this.send({ type: "session.updated", session });
           if (this.o.greeting && !this.greeted) {
@@ -257,7 +262,7 @@ class Session {
           this.onAudio(bytesToPcm16(Buffer.from(msg.audio, "base64")), at);
         } else if (msg.type === "input_audio_buffer.commit") {
           this.send({ type: "input_audio_buffer.committed" });
-          if (this.inSpeech) this.endOfUtterance();
+          if (this.inSpeech) this.endOfUtterance(true);
         } else if (msg.type === "conversation.item.create") {
           const item = (msg.item ?? {}) as Record<string, unknown>;
           if (item.type === "function_call_output") this.log.toolOutputs.push({ connection: this.id, call_id: String(item.call_id), output: String(item.output) });
@@ -340,15 +345,30 @@ class Session {
     if (this.protocol === "generic") this.send({ type: "interruption" });
   }
 
-  private endOfUtterance(): void {
+  private endOfUtterance(byCommit = false): void {
     this.inSpeech = false;
     this.speechFrames = 0;
     this.silenceMs = 0;
     const speechEndAt = this.burstAnchor + (this.lastSpeechEndSample / this.rate) * 1000;
-    if (this.protocol === "realtime") this.send({ type: "input_audio_buffer.speech_stopped", audio_end_ms: Math.round((this.lastSpeechEndSample / this.rate) * 1000) });
     const n = this.utterance++;
     const heard = this.utterancePcm;
     this.utterancePcm = [];
+    if (this.protocol === "realtime") {
+      const audioEndMs = Math.round((this.lastSpeechEndSample / this.rate) * 1000);
+      // Paced frames arrive at their start: the window's last frame is in hand 20 ms before the window
+      // has elapsed on the caller's audio clock. A realtime server decides on that clock, so the VAD
+      // end (and what follows it) waits until speech end + window (not for a push-to-talk commit).
+      const decideAt = byCommit ? monotonicMs() : speechEndAt + this.vadSilenceMs;
+      this.later(Math.max(0, decideAt - monotonicMs()), () => {
+        this.send({ type: "input_audio_buffer.speech_stopped", audio_end_ms: audioEndMs });
+        this.answer(n, heard, speechEndAt);
+      });
+      return;
+    }
+    this.answer(n, heard, speechEndAt);
+  }
+
+  private answer(n: number, heard: Int16Array[], speechEndAt: number): void {
     if (this.o.misbehave === "never-answer") return;
     if (this.o.misbehave === "stall" && n > 0) return;
     const text = this.o.replies[n % this.o.replies.length];
@@ -430,6 +450,10 @@ class Session {
     const tDelta = this.ga ? "response.output_audio_transcript.delta" : "response.audio_transcript.delta";
     try {
       await sleepUntil(record.replyDueAt, abort.signal);
+      if (this.hangUp) {
+        this.ws.close(4001, "agent dropped the call");
+        return;
+      }
       if (this.protocol === "realtime") {
         this.send({ type: "response.created", response: { id: responseId, status: "in_progress" } });
         this.send({ type: "response.output_item.added", response_id: responseId, item: { id: itemId, type: "message", role: "assistant" } });
