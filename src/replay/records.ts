@@ -185,7 +185,7 @@ export function timingRecord(conversation: ReplayConversation, index: number, ob
     timed_out: obs.timedOut,
     agent_errors: obs.agentErrors,
     max_frame_lateness_ms: Math.round(obs.maxFrameLatenessMs * 1000) / 1000,
-    question: entry.question,
+    question: sanitizeText(entry.question),
     user_wer: wer && { reference_words: wer.referenceLength, correct: wer.correct, substitutions: wer.substitutions, deletions: wer.deletions, insertions: wer.insertions, wer: wer.rate },
   };
 }

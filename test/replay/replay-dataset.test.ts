@@ -195,5 +195,14 @@ describe("replay of the bundled dataset against the reference agent (realtime pr
     const record = scoreCall({ ref: help, ingest: {}, score: resolveScoreOptions({}) });
     expect(record.status).toBe("ok");
     for (const m of ["Turn-Taking Naturalness", "Agent Responsiveness", "Voice Naturalness"]) expect(record.metrics![m].skipped, m).toBe(false);
+    // The user-side WER of each caller turn, as the replay counted it.
+    const userTurns = record.turns!.filter((t) => t.role === "user");
+    expect(userTurns.map((t) => t.wer)).toEqual(
+      timings.slice(0, 2).map((t) => {
+        const w = t.user_wer as Record<string, number>;
+        return { reference_words: w.reference_words, correct: w.correct, substitutions: w.substitutions, deletions: w.deletions, insertions: w.insertions, rate: w.wer };
+      }),
+    );
+    expect(userTurns[0].wer).toMatchObject({ reference_words: 7, correct: 0, substitutions: 3, deletions: 4, insertions: 0 });
   });
 });

@@ -166,7 +166,13 @@ function loadVoiceLiveOutputConversation(outputFile: string, conversationId: str
       role: "user",
       content: harnessError ? "" : userTextOf(o),
       audio: userAudio,
-      metadata: { turn_number: turnNumber, output_line: line, ...(harnessError ? { harness_error: harnessError } : {}) },
+      metadata: {
+        turn_number: turnNumber,
+        output_line: line,
+        ...(harnessError ? { harness_error: harnessError } : {}),
+        // A replay's reference text (the dataset question) and the agent's transcription: scoring reports their WER.
+        ...(timing && !harnessError && typeof timing.question === "string" && typeof o.transcript === "string" ? { reference_text: timing.question, asr_transcript: o.transcript } : {}),
+      },
     });
     if (harnessError) continue;
 
