@@ -249,7 +249,8 @@ class Session {
           const session = (msg.session ?? {}) as Record<string, unknown>;
           this.ga = session.type === "realtime";
           this.log.sessionUpdates.push({ connection: this.id, session });
-          const td = session.turn_detection as Record<string, unknown> | null | undefined;
+          const input = ((session.audio as Record<string, unknown> | undefined)?.input ?? {}) as Record<string, unknown>;
+          const td = (session.turn_detection ?? input.turn_detection) as Record<string, unknown> | null | undefined;
           if (td && typeof td.silence_duration_ms === "number") this.vadSilenceMs = td.silence_duration_ms;
           if (this.o.hangUpIf?.(session)) this.hangUp = true;
           if (Array.isArray(session.tools)) this.toolNames = session.tools.map((t) => String((t as Record<string, unknown>)?.name ?? ""));

@@ -214,3 +214,30 @@ export function sessionUpdateOf(c: ReplaySessionConfig, instructions: string, to
   }
   return session;
 }
+
+/** The same settings in the GA event shape (`session.type`, `audio.input` / `audio.output`). */
+export function sessionUpdateOfGa(c: ReplaySessionConfig, instructions: string, tools: readonly unknown[]): Record<string, unknown> {
+  const beta = sessionUpdateOf(c, instructions, tools);
+  const format = { type: "audio/pcm", rate: c.sample_rate };
+  const session: Record<string, unknown> = {
+    type: "realtime",
+    model: c.model,
+    instructions: beta.instructions,
+    output_modalities: ["audio"],
+    audio: {
+      input: {
+        format,
+        turn_detection: beta.turn_detection,
+        noise_reduction: beta.input_audio_noise_reduction,
+        echo_cancellation: beta.input_audio_echo_cancellation,
+        transcription: beta.input_audio_transcription,
+      },
+      output: { format, voice: beta.voice },
+    },
+  };
+  if (tools.length) {
+    session.tools = tools;
+    session.tool_choice = "auto";
+  }
+  return session;
+}

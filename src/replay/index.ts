@@ -9,6 +9,7 @@ export {
   readSessionConfigFile,
   resolveSessionConfig,
   sessionUpdateOf,
+  sessionUpdateOfGa,
   transcriptionModelOf,
   type ConfigSource,
   type ReplaySessionConfig,

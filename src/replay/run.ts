@@ -9,7 +9,7 @@ import { callerPcm, type ReplayResampler } from "./audio.js";
 import type { ConfigSource, ReplaySessionConfig } from "./config.js";
 import { conversationKeyOf, datasetStem, entryAudioBytes, readReplayDataset, type GroupingMode, type ReplayConversation, type ReplayDataset } from "./dataset.js";
 import { ConversationRecordBuilder, localStamp, operationalSummary, timingRecord } from "./records.js";
-import { replayConversation, type PostClipSilence, type ReplaySessionOptions, type TurnInput, type VadSplitMode } from "./session.js";
+import { failedTurn, replayConversation, type PostClipSilence, type ReplaySessionOptions, type TurnInput, type VadSplitMode } from "./session.js";
 import type { StubTools } from "./tools.js";
 
 export { REPLAY_MANIFEST_FILE, REPLAY_MANIFEST_FORMAT };
@@ -91,7 +91,7 @@ interface DatasetOutput {
   timing: string;
 }
 
-function listDatasets(input: string): { files: string[]; folder: string | null } {
+function listDatasets(input: string, out: string): { files: string[]; folder: string | null } {
   const abs = resolve(input);
   if (!statSync(abs).isDirectory()) return { files: [abs], folder: null };
   const files: string[] = [];
@@ -99,7 +99,8 @@ function listDatasets(input: string): { files: string[]; folder: string | null }
     for (const e of readdirSync(d, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
       if (e.name.startsWith(".")) continue;
       const p = join(d, e.name);
-      if (e.isDirectory()) walk(p);
+      // The output folder may sit inside the input folder: its files are not datasets.
+      if (e.isDirectory() && p !== out) walk(p);
       else if (e.isFile() && e.name.endsWith(".jsonl")) files.push(p);
     }
   };
@@ -217,15 +218,23 @@ export async function runReplay(o: ReplayRunOptions): Promise<ReplayRunResult> {
   mkdirSync(out, { recursive: true });
   const startedAt = new Date();
   const sessionId = localStamp(startedAt, "_", "-");
-  const { files, folder } = listDatasets(o.input);
+  const { files, folder } = listDatasets(o.input, out);
   const warnings: string[] = [];
-  const outputs: DatasetOutput[] = files.map((file) => {
-    const dataset = readReplayDataset(file, o.grouping);
+  const outputs: DatasetOutput[] = files.flatMap((file) => {
+    let dataset: ReplayDataset;
+    try {
+      dataset = readReplayDataset(file, o.grouping);
+    } catch (e) {
+      // An unreadable dataset in a folder is reported and skipped; the others run.
+      if (!folder) throw e;
+      warnings.push(`${(e as Error).message}; dataset skipped`);
+      return [];
+    }
     warnings.push(...dataset.warnings);
     const stem = datasetStem(file);
     const dir = folder ? join(out, relative(folder, dirname(file)), stem) : out;
     mkdirSync(dir, { recursive: true });
-    return { dataset, dir, stem, records: join(dir, `${stem}.jsonl`), timing: join(dir, `${stem}.timing.jsonl`) };
+    return [{ dataset, dir, stem, records: join(dir, `${stem}.jsonl`), timing: join(dir, `${stem}.timing.jsonl`) }];
   });
   for (const w of warnings) o.onProgress?.(`warning: ${w}`);
 
@@ -308,7 +317,13 @@ export async function runReplay(o: ReplayRunOptions): Promise<ReplayRunResult> {
     while (next < pending.length) {
       const { d, c } = pending[next++];
       const inputs = turnInputs(c, o);
-      const result = await replayConversation(inputs, c.instructions, c.tools, sessionOptions);
+      let result: Awaited<ReturnType<typeof replayConversation>>;
+      try {
+        result = await replayConversation(inputs, c.instructions, c.tools, sessionOptions);
+      } catch (e) {
+        // Never lose a conversation: an unexpected failure becomes error records for its turns.
+        result = { originAt: null, connectError: (e as Error).message, sessionId: null, turns: inputs.map((t) => failedTurn(t.turnNumber, o.config.sample_rate, `replay failed: ${(e as Error).message}`)) };
+      }
       const builder = new ConversationRecordBuilder(c, { legacyNames: o.legacyNames });
       const records: Record<string, unknown>[] = [];
       const timings: Record<string, unknown>[] = [];

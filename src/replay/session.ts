@@ -4,7 +4,7 @@ import { bytesToPcm16, concatPcm, frameSamples } from "../connectors/frames.js";
 import { RealtimeConnector, type RealtimeConnectorOptions } from "../connectors/realtime.js";
 import { speechEndSeconds } from "../connectors/capture.js";
 import type { ReplaySessionConfig } from "./config.js";
-import { sessionUpdateOf } from "./config.js";
+import { sessionUpdateOf, sessionUpdateOfGa } from "./config.js";
 import type { ToolCall, StubTools } from "./tools.js";
 
 /** What happens when the agent answers during a pause inside a clip. */
@@ -123,6 +123,11 @@ class ObservedRealtimeConnector extends RealtimeConnector {
   }
 }
 
+/** The observation of a turn that could not be played (an error record). */
+export function failedTurn(turnNumber: number, sampleRate: number, error: string): TurnObservation {
+  return emptyObservation(turnNumber, sampleRate, error);
+}
+
 function emptyObservation(turnNumber: number, sampleRate: number, error: string | null): TurnObservation {
   return {
     turnNumber,
@@ -168,7 +173,7 @@ export async function replayConversation(turns: readonly TurnInput[], instructio
     sampleRate: rate,
     turnMode: o.config.push_to_talk ? "push-to-talk" : "server-vad",
     apiVersion: o.apiVersion ?? "beta",
-    session: sessionUpdateOf(o.config, instructions, tools),
+    session: o.apiVersion === "ga" ? sessionUpdateOfGa(o.config, instructions, tools) : sessionUpdateOf(o.config, instructions, tools),
     connectTimeoutS: o.connectTimeoutS,
     trailingSilenceMs: 0,
     resampler: "band-limited",

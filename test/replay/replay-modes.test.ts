@@ -41,6 +41,19 @@ describe("replay modes", () => {
     expect(t.harness_anchor).toBe("speech_stopped_receipt");
   }, 30_000);
 
+  it("GA event names: the session.update in the GA shape carries the config (its silence window reaches the agent's VAD)", async () => {
+    const a = await agent({ delayMs: 100, vadSilenceMs: 1000, replies: ["Okay."] });
+    const out = join(work, "ga");
+    await runReplay(runOptions(oneTurn, out, `${a.url}/realtime`, { drainMs: 0, apiVersion: "ga" }, { silence_duration_ms: 400 }));
+    const [record] = readJsonl(join(out, "one.jsonl"));
+    const [t] = readJsonl(join(out, "one.timing.jsonl"));
+    expect(a.sessions[0].session).toMatchObject({ type: "realtime", audio: { input: { format: { type: "audio/pcm", rate: 24000 }, turn_detection: { silence_duration_ms: 400 } } } });
+    expect(record.response).toEqual([{ role: "assistant", content: "Okay." }]);
+    expect((record.metrics as Record<string, unknown>).audio_response_received).toBe(true);
+    const window = (t.speech_stopped_s as number[]).at(-1)! - (t.caller_speech_end_s as number);
+    expect(Math.abs(window - 0.4)).toBeLessThan(0.05);
+  }, 30_000);
+
   it("an agent that never answers: the turn ends at --turn-timeout-ms with the no-response placeholder, and the run goes on", async () => {
     const a = await agent({ misbehave: "never-answer", vadSilenceMs: 200 });
     const out = join(work, "silent");
