@@ -50,8 +50,11 @@ describe("replay modes", () => {
     expect(a.sessions[0].session).toMatchObject({ type: "realtime", audio: { input: { format: { type: "audio/pcm", rate: 24000 }, turn_detection: { silence_duration_ms: 400 } } } });
     expect(record.response).toEqual([{ role: "assistant", content: "Okay." }]);
     expect((record.metrics as Record<string, unknown>).audio_response_received).toBe(true);
+    // The agent waited the configured 400 ms, not its own 1000 ms (the accuracy of such waits is
+    // measured in replay-timing.test.ts, which runs alone).
     const window = (t.speech_stopped_s as number[]).at(-1)! - (t.caller_speech_end_s as number);
-    expect(Math.abs(window - 0.4)).toBeLessThan(0.05);
+    expect(window).toBeGreaterThanOrEqual(0.38);
+    expect(window).toBeLessThan(0.7);
   }, 30_000);
 
   it("an agent that never answers: the turn ends at --turn-timeout-ms with the no-response placeholder, and the run goes on", async () => {
