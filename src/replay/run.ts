@@ -123,6 +123,12 @@ function readJsonLines(path: string): Record<string, unknown>[] {
   return out;
 }
 
+/** A conversation id as one folder name: separators replaced, `.` and `..` never used as such. */
+function safeFolderName(id: string): string {
+  const name = id.replace(/[\\/\u0000]/g, "_");
+  return name === "" || name === "." || name === ".." ? `_${name}` : name;
+}
+
 function writeAtomic(path: string, text: string): void {
   const tmp = `${path}.tmp-${process.pid}`;
   writeFileSync(tmp, text);
@@ -329,7 +335,7 @@ export async function runReplay(o: ReplayRunOptions): Promise<ReplayRunResult> {
       const timings: Record<string, unknown>[] = [];
       result.turns.forEach((obs, i) => {
         const nn = String(c.turnNumbers[i]).padStart(2, "0");
-        const convDir = join(d.dir, conversationKeyOf(c.entries[i].conversationId).replace(/[\\/]/g, "_"));
+        const convDir = join(d.dir, safeFolderName(conversationKeyOf(c.entries[i].conversationId)));
         let responseFile: string | null = null;
         let inputFile: string | null = null;
         if (obs.error === null) {

@@ -1,9 +1,9 @@
 // Replay modes against the reference agent: push-to-talk (commit + response.create, send-end anchor replaced by speech_stopped), the per-turn timeout on an agent that never answers, per-file sessions, the harness keepalive.
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runReplay } from "../../src/index.js";
+import { discoverCalls, loadCall, runReplay } from "../../src/index.js";
 import { startReferenceAgent, type ReferenceAgent } from "../../examples/reference-agent.js";
 import { BUNDLED_DATASET, readJsonl, runOptions, speechClip, writeDataset } from "./helpers.js";
 
@@ -55,6 +55,19 @@ describe("replay modes", () => {
     const window = (t.speech_stopped_s as number[]).at(-1)! - (t.caller_speech_end_s as number);
     expect(window).toBeGreaterThanOrEqual(0.38);
     expect(window).toBeLessThan(0.7);
+  }, 30_000);
+
+  it("a conversation id with path separators or dots writes inside --out, and score still finds its audio", async () => {
+    const a = await agent({ delayMs: 50, vadSilenceMs: 200, replies: ["Okay."] });
+    const dir = join(work, "odd");
+    const dataset = writeDataset(dir, "odd.jsonl", [{ clip: speechClip("Hello", 24000), rate: 24000, wav: "h.wav", line: { Question: "Hello", conversationID: "../escape/x" } }]);
+    const out = join(dir, "out");
+    await runReplay(runOptions(dataset, out, `${a.url}/realtime`, { drainMs: 0 }));
+    expect(existsSync(join(out, ".._escape_x", "turn_01_response.wav"))).toBe(true);
+    expect(existsSync(join(dir, "escape"))).toBe(false);
+    const [call] = discoverCalls([out]).calls;
+    const tc = loadCall(call).testCase;
+    expect(tc.turns.map((t) => [t.role, t.audio?.url])).toEqual([["user", join(out, ".._escape_x", "turn_01_input.wav")], ["assistant", join(out, ".._escape_x", "turn_01_response.wav")]]);
   }, 30_000);
 
   it("an agent that never answers: the turn ends at --turn-timeout-ms with the no-response placeholder, and the run goes on", async () => {

@@ -4,7 +4,7 @@ import { dirname, isAbsolute, join, resolve } from "node:path";
 import { Audio, audioInit } from "../../model/audio.js";
 import { VoxError } from "../../model/errors.js";
 import { createTestCase, type Turn } from "../../model/test-case.js";
-import { displayPathOf, isFile, readFileBytes } from "../files.js";
+import { displayPathOf, isFile, isInside, readFileBytes } from "../files.js";
 import type { Candidate, CandidateContext, CallRef, ConversationRef, IngestOptions, InputFormat, LoadedCall } from "../types.js";
 import { discoverConversations, readConversationRecords, type LineRecord } from "./conversations.js";
 
@@ -155,7 +155,7 @@ function loadVoiceLiveOutputConversation(outputFile: string, conversationId: str
     let userAudio: Audio | null = null;
     // A replay's sent clip (at the session rate, placed on the call clock) is the user turn's audio.
     const sentClip = timing && typeof timing.input_audio === "string" ? resolve(outputDir, timing.input_audio) : null;
-    if (sentClip && isFile(sentClip)) {
+    if (sentClip && isInside(sentClip, outputDir) && isFile(sentClip)) {
       userAudio = audioFromFile(sentClip, num(timing!.send_start_s));
     } else if (typeof o.source_file === "string" && o.source_file !== "(media)") {
       const p = isAbsolute(o.source_file) ? o.source_file : resolve(outputDir, o.source_file);
@@ -177,7 +177,9 @@ function loadVoiceLiveOutputConversation(outputFile: string, conversationId: str
     if (harnessError) continue;
 
     const latencies = latenciesOf(o);
-    const responsePath = responseAudioPath(outputDir, conversationId, turnNumber);
+    // A replay names its response WAV in the timing (its folder name is made safe); the harness's layout otherwise.
+    const timedResponse = timing && typeof timing.response_audio === "string" ? resolve(outputDir, timing.response_audio) : null;
+    const responsePath = timedResponse && isInside(timedResponse, outputDir) && isFile(timedResponse) ? timedResponse : responseAudioPath(outputDir, conversationId, turnNumber);
     const audioLatency = latencies.audio_response_latency_seconds;
     // With a replay's timings: the user-perceived latency (true end of the caller's speech → first
     // agent audio) and the reply placed where its first audio arrived, on the same clock.
