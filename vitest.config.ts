@@ -2,10 +2,11 @@
 import { configDefaults, defineConfig } from "vitest/config";
 
 /**
- * Real-time accuracy tests (reply latencies to ±20 ms): they run after every other file, alone, so
- * the CPU-heavy suites do not starve their event loop on a 2-core machine.
+ * Real-time accuracy tests (reply latencies to ±20 ms) and the real-time replay batch: they run after
+ * every other file, one file at a time, so the CPU-heavy suites do not starve their event loop on a
+ * 2-core machine.
  */
-const REAL_TIME = ["test/connectors/latency.test.ts"];
+const REAL_TIME = ["test/connectors/latency.test.ts", "test/replay/replay-dataset.test.ts", "test/replay/replay-timing.test.ts", "test/replay/replay-batch.test.ts"];
 
 export default defineConfig({
   test: {
@@ -14,7 +15,7 @@ export default defineConfig({
     pool: "forks",
     projects: [
       { extends: true, test: { name: "main", include: ["test/**/*.test.ts"], exclude: [...configDefaults.exclude, ...REAL_TIME] } },
-      { extends: true, test: { name: "real-time", include: REAL_TIME, sequence: { groupOrder: 1 } } },
+      { extends: true, test: { name: "real-time", include: REAL_TIME, sequence: { groupOrder: 1 }, fileParallelism: false } },
     ],
   },
 });

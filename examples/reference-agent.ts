@@ -41,6 +41,12 @@ export interface ReferenceAgentOptions {
   trickleIntervalMs?: number;
   /** oversized: size of the oversized frame, in bytes. */
   oversizedBytes?: number;
+  /** Realtime: transcribe each caller utterance (sent as `conversation.item.input_audio_transcription.completed`); null = no transcription events. */
+  transcribe?: ((pcm: Int16Array, sampleRate: number, utterance: number) => string | Promise<string>) | null;
+  /** Realtime: call a tool for an utterance (the session must declare tools); null = never. The follow-up reply comes after the client sends the output and `response.create`. */
+  toolCall?: ((ctx: { utterance: number; transcript: string | null; tools: string[] }) => { name: string; arguments: string } | null) | null;
+  /** Realtime: hang up (close code 4001) when the first reply of a session whose session.update matches is due: a dropped connection on request. */
+  hangUpIf?: ((session: Record<string, unknown>) => boolean) | null;
 }
 
 export const DEFAULT_REFERENCE_AGENT_OPTIONS: Readonly<Required<ReferenceAgentOptions>> = Object.freeze({
@@ -63,6 +69,9 @@ export const DEFAULT_REFERENCE_AGENT_OPTIONS: Readonly<Required<ReferenceAgentOp
   hangUpAfterMs: 400,
   trickleIntervalMs: 150,
   oversizedBytes: 6 * 1024 * 1024,
+  transcribe: null,
+  toolCall: null,
+  hangUpIf: null,
 });
 
 /** What the agent did for one caller utterance, on the host's monotonic clock (ms). */
@@ -92,6 +101,10 @@ export interface ReferenceAgent {
   url: string;
   port: number;
   records: ReplyRecord[];
+  /** Realtime: what each session.update asked for, by connection. */
+  sessions: { connection: number; session: Record<string, unknown> }[];
+  /** Realtime: tool outputs the client returned (`function_call_output` items), by connection. */
+  toolOutputs: { connection: number; call_id: string; output: string }[];
   /** Pongs received (ElevenLabs), by connection. */
   pongs: number;
   /** Connections currently open. */
@@ -114,6 +127,8 @@ export async function startReferenceAgent(options: ReferenceAgentOptions = {}): 
   const address = wss.address();
   const port = typeof address === "object" && address ? address.port : 0;
   const records: ReplyRecord[] = [];
+  const sessionUpdates: ReferenceAgent["sessions"] = [];
+  const toolOutputs: ReferenceAgent["toolOutputs"] = [];
   const sessions = new Set<Session>();
   const voiceCache = new Map<string, Int16Array>();
   // Replies are synthesised before any call, so no reply stalls the event loop during another call.
@@ -122,7 +137,7 @@ export async function startReferenceAgent(options: ReferenceAgentOptions = {}): 
   wss.on("connection", (ws: WebSocket, req) => {
     const path = (req.url ?? "/").split("?")[0];
     const protocol: AgentProtocol = path === "/realtime" ? "realtime" : path === "/elevenlabs" ? "elevenlabs" : path === "/generic" ? "generic" : o.protocol;
-    const s = new Session(ws, protocol, o, ++state.connections, records, tts, () => state.pongs++, voiceCache);
+    const s = new Session(ws, protocol, o, ++state.connections, records, tts, () => state.pongs++, voiceCache, { sessionUpdates, toolOutputs });
     sessions.add(s);
     ws.on("close", () => {
       s.dispose();
@@ -133,6 +148,8 @@ export async function startReferenceAgent(options: ReferenceAgentOptions = {}): 
     url: `ws://${o.host === "::1" ? "[::1]" : o.host}:${port}`,
     port,
     records,
+    sessions: sessionUpdates,
+    toolOutputs,
     get pongs() {
       return state.pongs;
     },
@@ -166,6 +183,14 @@ class Session {
   private seq = 0;
   private ga = false;
   private greeted = false;
+  /** The session's end-of-speech window (session.update turn_detection.silence_duration_ms overrides the option). */
+  private vadSilenceMs: number;
+  /** Caller samples of the utterance in progress (for transcription). */
+  private utterancePcm: Int16Array[] = [];
+  private toolNames: string[] = [];
+  /** A tool call waiting for the client's output and response.create. */
+  private pendingTool: { text: string } | null = null;
+  private hangUp = false;
 
   constructor(
     private readonly ws: WebSocket,
@@ -176,7 +201,9 @@ class Session {
     private readonly tts: EspeakTts | null,
     private readonly onPong: () => void,
     private readonly voiceCache: Map<string, Int16Array>,
+    private readonly log: { sessionUpdates: ReferenceAgent["sessions"]; toolOutputs: ReferenceAgent["toolOutputs"] } = { sessionUpdates: [], toolOutputs: [] },
   ) {
+    this.vadSilenceMs = o.vadSilenceMs;
     this.rate = protocol === "elevenlabs" ? 16000 : o.sampleRate;
     this.frameN = frameSamples(this.rate);
     ws.on("message", (data: RawData, isBinary: boolean) => this.onMessage(data, isBinary));
@@ -221,6 +248,12 @@ class Session {
         if (msg.type === "session.update") {
           const session = (msg.session ?? {}) as Record<string, unknown>;
           this.ga = session.type === "realtime";
+          this.log.sessionUpdates.push({ connection: this.id, session });
+          const input = ((session.audio as Record<string, unknown> | undefined)?.input ?? {}) as Record<string, unknown>;
+          const td = (session.turn_detection ?? input.turn_detection) as Record<string, unknown> | null | undefined;
+          if (td && typeof td.silence_duration_ms === "number") this.vadSilenceMs = td.silence_duration_ms;
+          if (this.o.hangUpIf?.(session)) this.hangUp = true;
+          if (Array.isArray(session.tools)) this.toolNames = session.tools.map((t) => String((t as Record<string, unknown>)?.name ?? ""));
           this.send({ type: "session.updated", session });
           if (this.o.greeting && !this.greeted) {
             this.greeted = true;
@@ -230,7 +263,15 @@ class Session {
           this.onAudio(bytesToPcm16(Buffer.from(msg.audio, "base64")), at);
         } else if (msg.type === "input_audio_buffer.commit") {
           this.send({ type: "input_audio_buffer.committed" });
-          if (this.inSpeech) this.endOfUtterance();
+          if (this.inSpeech) this.endOfUtterance(true);
+        } else if (msg.type === "conversation.item.create") {
+          const item = (msg.item ?? {}) as Record<string, unknown>;
+          if (item.type === "function_call_output") this.log.toolOutputs.push({ connection: this.id, call_id: String(item.call_id), output: String(item.output) });
+          this.send({ type: "conversation.item.created", item });
+        } else if (msg.type === "response.create") {
+          const pending = this.pendingTool;
+          this.pendingTool = null;
+          if (pending) void this.reply(pending.text, monotonicMs(), false);
         } else if (msg.type === "conversation.item.truncate") {
           this.send({ type: "conversation.item.truncated", item_id: msg.item_id, content_index: 0, audio_end_ms: msg.audio_end_ms });
         }
@@ -276,6 +317,7 @@ class Session {
     for (let i = 0; i < whole; i += this.frameN) {
       const speech = frameRms(samples.subarray(i, i + this.frameN)) >= this.o.vadThresholdRms;
       this.burstSamples += this.frameN;
+      if (this.inSpeech || speech) this.utterancePcm.push(samples.slice(i, i + this.frameN));
       if (speech) {
         this.speechFrames++;
         this.silenceMs = 0;
@@ -287,7 +329,7 @@ class Session {
         if (this.replying && this.o.bargeInMs > 0 && this.speechFrames * frameMs >= this.o.bargeInMs) this.bargeIn();
       } else if (this.inSpeech) {
         this.silenceMs += frameMs;
-        if (this.silenceMs >= this.o.vadSilenceMs) this.endOfUtterance();
+        if (this.silenceMs >= this.vadSilenceMs) this.endOfUtterance();
       } else {
         this.speechFrames = 0;
       }
@@ -304,17 +346,69 @@ class Session {
     if (this.protocol === "generic") this.send({ type: "interruption" });
   }
 
-  private endOfUtterance(): void {
+  private endOfUtterance(byCommit = false): void {
     this.inSpeech = false;
     this.speechFrames = 0;
     this.silenceMs = 0;
     const speechEndAt = this.burstAnchor + (this.lastSpeechEndSample / this.rate) * 1000;
-    if (this.protocol === "realtime") this.send({ type: "input_audio_buffer.speech_stopped", audio_end_ms: Math.round((this.lastSpeechEndSample / this.rate) * 1000) });
     const n = this.utterance++;
+    const heard = this.utterancePcm;
+    this.utterancePcm = [];
+    if (this.protocol === "realtime") {
+      const audioEndMs = Math.round((this.lastSpeechEndSample / this.rate) * 1000);
+      // Paced frames arrive at their start: the window's last frame is in hand 20 ms before the window
+      // has elapsed on the caller's audio clock. A realtime server decides on that clock, so the VAD
+      // end (and what follows it) waits until speech end + window (not for a push-to-talk commit).
+      const decideAt = byCommit ? monotonicMs() : speechEndAt + this.vadSilenceMs;
+      this.later(Math.max(0, decideAt - monotonicMs()), () => {
+        this.send({ type: "input_audio_buffer.speech_stopped", audio_end_ms: audioEndMs });
+        this.answer(n, heard, speechEndAt);
+      });
+      return;
+    }
+    this.answer(n, heard, speechEndAt);
+  }
+
+  private answer(n: number, heard: Int16Array[], speechEndAt: number): void {
     if (this.o.misbehave === "never-answer") return;
     if (this.o.misbehave === "stall" && n > 0) return;
     const text = this.o.replies[n % this.o.replies.length];
+    if (this.protocol === "realtime" && (this.o.transcribe || this.o.toolCall)) return void this.answerRealtime(n, heard, text, speechEndAt);
     void this.reply(text, speechEndAt, false);
+  }
+
+  /** Realtime: the caller's transcription, then a tool call or the reply. */
+  private async answerRealtime(n: number, heard: Int16Array[], text: string, speechEndAt: number): Promise<void> {
+    let transcript: string | null = null;
+    if (this.o.transcribe) {
+      let total = 0;
+      for (const f of heard) total += f.length;
+      const pcm = new Int16Array(total);
+      let at = 0;
+      for (const f of heard) {
+        pcm.set(f, at);
+        at += f.length;
+      }
+      const itemId = `item_in_${this.id}_${n}`;
+      // The reply does not wait for the transcription (a realtime service runs them side by side).
+      void Promise.resolve(this.o.transcribe(pcm, this.rate, n)).then((t) => {
+        transcript = t;
+        this.send({ type: "conversation.item.input_audio_transcription.completed", item_id: itemId, content_index: 0, transcript: t });
+      });
+    }
+    const call = this.toolNames.length && this.o.toolCall ? this.o.toolCall({ utterance: n, transcript, tools: this.toolNames }) : null;
+    if (!call) return void this.reply(text, speechEndAt, false);
+    await sleepUntil(speechEndAt + this.o.delayMs);
+    if (this.closed) return;
+    const responseId = `resp_${this.id}_${this.seq++}`;
+    const itemId = `item_${this.id}_${this.seq++}`;
+    const callId = `call_${this.id}_${this.seq++}`;
+    this.send({ type: "response.created", response: { id: responseId, status: "in_progress" } });
+    this.send({ type: "response.output_item.added", response_id: responseId, item: { id: itemId, type: "function_call", call_id: callId, name: call.name } });
+    this.send({ type: "conversation.item.created", item: { id: itemId, type: "function_call", call_id: callId, name: call.name } });
+    this.send({ type: "response.function_call_arguments.done", response_id: responseId, item_id: itemId, call_id: callId, name: call.name, arguments: call.arguments });
+    this.pendingTool = { text };
+    this.send({ type: "response.done", response: { id: responseId, status: "completed" } });
   }
 
   /** The reply's PCM, synthesised once per text and rate (so a reply never stalls the event loop of other calls). */
@@ -357,6 +451,10 @@ class Session {
     const tDelta = this.ga ? "response.output_audio_transcript.delta" : "response.audio_transcript.delta";
     try {
       await sleepUntil(record.replyDueAt, abort.signal);
+      if (this.hangUp) {
+        this.ws.close(4001, "agent dropped the call");
+        return;
+      }
       if (this.protocol === "realtime") {
         this.send({ type: "response.created", response: { id: responseId, status: "in_progress" } });
         this.send({ type: "response.output_item.added", response_id: responseId, item: { id: itemId, type: "message", role: "assistant" } });

@@ -191,3 +191,31 @@ export {
   type ScriptFile,
   type ScriptTurn,
 } from "./simulator/index.js";
+
+// Voice Live dataset replay through a realtime agent, with the harness's outputs.
+export {
+  DEFAULT_REPLAY_RUN_OPTIONS,
+  DEFAULT_REPLAY_SESSION_CONFIG,
+  GROUPING_MODES,
+  loadStubTools,
+  NO_STUB_TOOLS,
+  POST_CLIP_SILENCES,
+  readSessionConfigFile,
+  REPLAY_RESAMPLERS,
+  REPLAY_SESSION_KEYS,
+  resolveSessionConfig,
+  runReplay,
+  sessionUpdateOf,
+  stubToolsFromTable,
+  unknownToolReply,
+  VAD_SPLIT_MODES,
+  type ConfigSource,
+  type GroupingMode,
+  type PostClipSilence,
+  type ReplayResampler,
+  type ReplayRunOptions,
+  type ReplayRunResult,
+  type ReplaySessionConfig,
+  type StubTools,
+  type VadSplitMode,
+} from "./replay/index.js";

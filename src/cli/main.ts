@@ -4,6 +4,7 @@ import { Command, CommanderError } from "commander";
 import { registerAnalyzeCommand } from "./analyze.js";
 import { registerCallCommand } from "./call.js";
 import { registerReportCommand } from "./report.js";
+import { registerReplayCommand } from "./replay.js";
 import { registerScoreCommand } from "./score.js";
 import { registerTimelineCommand } from "./timeline.js";
 
@@ -29,6 +30,7 @@ export function buildProgram(): Command {
   registerTimelineCommand(program);
   registerCallCommand(program);
   registerReportCommand(program);
+  registerReplayCommand(program);
   return program;
 }
 

@@ -5,6 +5,7 @@ import { sniffAudio } from "../audio/sniff.js";
 import type { ErrorCode } from "../model/errors.js";
 import { parseRecord, scanJsonRecords } from "../model/json-records.js";
 import { captureTestCases } from "./capture-manifest.js";
+import { replayOutputFiles } from "./replay-manifest.js";
 import { AUDIO_EXTENSIONS, displayPathOf, extensionOf, readHead, toPosix } from "./files.js";
 import { DETECTION_ORDER, FORMATS } from "./formats/index.js";
 import { resolveIngestOptions, type Candidate, type CallRef, type Discovery, type FirstRecord, type IngestOptions, type InputFormat } from "./types.js";
@@ -158,8 +159,9 @@ export function discoverCalls(inputs: string[], options: IngestOptions = {}): Di
       return;
     }
     // A `voxmetrics call` output folder: its calls are the test cases its manifest lists (the
-    // simulation folders and recordings beside them are views of the same calls).
-    const captured = forced ? null : captureTestCases(dir, names);
+    // simulation folders and recordings beside them are views of the same calls). A `voxmetrics
+    // replay` folder likewise: its calls are the per-turn JSONL files (not the timing sidecars).
+    const captured = forced ? null : captureTestCases(dir, names) ?? replayOutputFiles(dir, names);
     if (captured) {
       for (const path of captured) if (!exclude.has(path) && kindOf(path) === "file") visitFile(path, false);
       return;

@@ -27,7 +27,8 @@ export function displayPathOf(absPath: string): string {
 /** True when `child` equals `parent` or lies inside it (lexical comparison of absolute paths). */
 export function isInside(child: string, parent: string): boolean {
   const rel = relative(parent, child);
-  return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
+  // `..` or `../…` leaves the parent; a name that merely starts with two dots (`..a`) does not.
+  return rel === "" || (rel !== ".." && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
 }
 
 /** Real path when it can be resolved, else the lexical absolute path. */

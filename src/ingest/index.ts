@@ -5,6 +5,7 @@ import { resolveIngestOptions, type CallRef, type IngestOptions, type InputForma
 
 export { discoverCalls } from "./discover.js";
 export * from "./types.js";
+export { REPLAY_MANIFEST_FILE, REPLAY_MANIFEST_FORMAT, replayOutputFiles } from "./replay-manifest.js";
 export { CAPTURE_MANIFEST_FILE, CAPTURE_MANIFEST_FORMAT, captureTestCases, type CaptureManifest, type CaptureManifestCall } from "./capture-manifest.js";
 
 /** Read one call into a test case (runs in the worker). Throws a VoxError naming the file and field. */

@@ -5,6 +5,7 @@ import type { ClipMeasurements } from "../analysis/types.js";
 import { createMetrics, type MetricResult } from "../metrics/index.js";
 import type { ConversationalTestCase, Role } from "../model/test-case.js";
 import { resolveScoreOptions, type ScoreOptions, type ScoreOptionsInput } from "./options.js";
+import { wordErrorRate } from "../text/error-rate.js";
 
 /** One turn with audio in the result record (interfaces.md). */
 export interface TurnRecord {
@@ -14,6 +15,27 @@ export interface TurnRecord {
   duration: number | null;
   measurements: ClipMeasurements & { detail?: string };
   acoustics?: AcousticsBlock;
+  /** Word error counts of the agent's transcription of this caller turn against its reference text, when the source has both (replays). */
+  wer?: TurnWer;
+}
+
+/** Word error counts of one caller turn (the agent's ASR against the reference text), sclite-equal. */
+export interface TurnWer {
+  reference_words: number;
+  correct: number;
+  substitutions: number;
+  deletions: number;
+  insertions: number;
+  rate: number | null;
+}
+
+/** The WER of a user turn whose metadata holds `reference_text` and `asr_transcript` (strings); null otherwise. */
+function turnWer(metadata: Record<string, unknown> | null | undefined): TurnWer | null {
+  const ref = metadata?.reference_text;
+  const hyp = metadata?.asr_transcript;
+  if (typeof ref !== "string" || typeof hyp !== "string" || ref.trim() === "") return null;
+  const w = wordErrorRate(ref, hyp);
+  return { reference_words: w.referenceLength, correct: w.correct, substitutions: w.substitutions, deletions: w.deletions, insertions: w.insertions, rate: w.rate };
 }
 
 /** The `metrics` and `turns` parts of a result record. */
@@ -50,6 +72,8 @@ export function scoreLoadedCall(call: LoadedCall, options: ScoreOptions): ScoreR
       measurements,
     };
     if (clip.acoustics !== undefined) record.acoustics = clip.acoustics;
+    const wer = turn.role === "user" ? turnWer(turn.metadata) : null;
+    if (wer) record.wer = wer;
     turns.push(record);
   });
   return { metrics: results, turns };

@@ -39,13 +39,13 @@ function isVoiceLiveDatasetRecord(o: unknown): boolean {
 }
 
 /** The grouping key (F3.3): `conversationID` → `conversation_id` → "default", falsy values falling through. */
-function conversationIdOf(o: Json): string {
+export function conversationIdOf(o: Json): string {
   const v = o.conversationID || o.conversation_id || "default";
   return typeof v === "string" ? v : JSON.stringify(v);
 }
 
 /** The media reference of F3.2 steps 1–2: `{data, format}` or null. */
-function mediaReference(o: Json): { data: string; format: string; field: string } | null {
+export function mediaReference(o: Json): { data: string; format: string; field: string } | null {
   if (Array.isArray(o.messages)) {
     for (const [mi, m] of o.messages.entries()) {
       if (!isObject(m) || m.role !== "user" || !Array.isArray(m.content)) continue;
@@ -70,7 +70,7 @@ function formatOf(v: unknown): string {
 }
 
 /** The legacy path of F3.2 step 3 (`WavPath` → string `audio` → `audio_path`) and the field it came from. */
-function legacyPath(o: Json): { path: string; field: string } | null {
+export function legacyPath(o: Json): { path: string; field: string } | null {
   if (typeof o.WavPath === "string" && o.WavPath) return { path: o.WavPath, field: "WavPath" };
   if (typeof o.audio === "string" && o.audio) return { path: o.audio, field: "audio" };
   if (typeof o.audio_path === "string" && o.audio_path) return { path: o.audio_path, field: "audio_path" };
@@ -106,7 +106,7 @@ export function groundTruthOf(o: Json): unknown {
 }
 
 /** System prompt (F3.3): `system_prompt`, else the first system message's content. */
-function systemPromptOf(o: Json): string | null {
+export function systemPromptOf(o: Json): string | null {
   if (o.system_prompt) return typeof o.system_prompt === "string" ? o.system_prompt : JSON.stringify(o.system_prompt);
   if (!Array.isArray(o.messages)) return null;
   const sys = o.messages.find((m) => isObject(m) && m.role === "system");

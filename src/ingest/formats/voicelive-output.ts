@@ -1,9 +1,10 @@
 // Voice Live evaluation harness outputs (formats.md F4): per-turn records grouped into one test case per conversation.
+import { readFileSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { Audio, audioInit } from "../../model/audio.js";
 import { VoxError } from "../../model/errors.js";
 import { createTestCase, type Turn } from "../../model/test-case.js";
-import { displayPathOf, isFile, readFileBytes } from "../files.js";
+import { displayPathOf, isFile, isInside, readFileBytes } from "../files.js";
 import type { Candidate, CandidateContext, CallRef, ConversationRef, IngestOptions, InputFormat, LoadedCall } from "../types.js";
 import { discoverConversations, readConversationRecords, type LineRecord } from "./conversations.js";
 
@@ -105,10 +106,36 @@ function responseAudioPath(outputDir: string, conversationId: string, turnNumber
   return null;
 }
 
-function audioFromFile(path: string): Audio {
+function audioFromFile(path: string, startTime: number | null = null): Audio {
   const bytes = readFileBytes(path);
-  return new Audio(audioInit({ url: path }), () => ({ path, bytes }));
+  return new Audio(audioInit({ url: path, start_time: startTime !== null && startTime >= 0 ? startTime : null }), () => ({ path, bytes }));
 }
+
+/**
+ * The timing sidecar `voxmetrics replay` writes beside an output file (`<name>.timing.jsonl`): one
+ * record per turn with its instants on the call clock, keyed by conversation and turn number.
+ */
+function readTimingSidecar(outputFile: string, conversationId: string): Map<number, Json> {
+  const out = new Map<number, Json>();
+  let text: string;
+  try {
+    text = readFileSync(outputFile.replace(/\.jsonl?$/i, "") + ".timing.jsonl", "utf8");
+  } catch {
+    return out;
+  }
+  for (const line of text.split("\n")) {
+    if (!line.trim()) continue;
+    try {
+      const t = JSON.parse(line) as unknown;
+      if (isObject(t) && outputConversationIdOf(t) === conversationId && typeof t.turn_number === "number") out.set(t.turn_number, t);
+    } catch {
+      // a damaged sidecar line: that turn keeps the harness-only reading
+    }
+  }
+  return out;
+}
+
+const num = (v: unknown): number | null => (typeof v === "number" && Number.isFinite(v) ? v : null);
 
 /** One conversation of an output file as a test case (F4.9), records ordered by turn number. */
 function loadVoiceLiveOutputConversation(outputFile: string, conversationId: string, records: LineRecord[]): LoadedCall {
@@ -120,11 +147,17 @@ function loadVoiceLiveOutputConversation(outputFile: string, conversationId: str
   });
   rows.sort((a, b) => a.turnNumber - b.turnNumber || a.line - b.line);
 
+  const timings = readTimingSidecar(outputFile, conversationId);
   const turns: Turn[] = [];
   for (const { o, line, turnNumber } of rows) {
     const harnessError = typeof o.error === "string" ? o.error : null;
+    const timing = timings.get(turnNumber) ?? null;
     let userAudio: Audio | null = null;
-    if (typeof o.source_file === "string" && o.source_file !== "(media)") {
+    // A replay's sent clip (at the session rate, placed on the call clock) is the user turn's audio.
+    const sentClip = timing && typeof timing.input_audio === "string" ? resolve(outputDir, timing.input_audio) : null;
+    if (sentClip && isInside(sentClip, outputDir) && isFile(sentClip)) {
+      userAudio = audioFromFile(sentClip, num(timing!.send_start_s));
+    } else if (typeof o.source_file === "string" && o.source_file !== "(media)") {
       const p = isAbsolute(o.source_file) ? o.source_file : resolve(outputDir, o.source_file);
       if (isFile(p)) userAudio = audioFromFile(p);
       else warnings.push(`line ${line}: user audio ${p} not found; the user turn has no audio`);
@@ -133,25 +166,50 @@ function loadVoiceLiveOutputConversation(outputFile: string, conversationId: str
       role: "user",
       content: harnessError ? "" : userTextOf(o),
       audio: userAudio,
-      metadata: { turn_number: turnNumber, output_line: line, ...(harnessError ? { harness_error: harnessError } : {}) },
+      metadata: {
+        turn_number: turnNumber,
+        output_line: line,
+        ...(harnessError ? { harness_error: harnessError } : {}),
+        // A replay's reference text (the dataset question) and the agent's transcription: scoring reports their WER.
+        ...(timing && !harnessError && typeof timing.question === "string" && typeof o.transcript === "string" ? { reference_text: timing.question, asr_transcript: o.transcript } : {}),
+      },
     });
     if (harnessError) continue;
 
     const latencies = latenciesOf(o);
-    const responsePath = responseAudioPath(outputDir, conversationId, turnNumber);
+    // A replay names its response WAV in the timing (its folder name is made safe); the harness's layout otherwise.
+    const timedResponse = timing && typeof timing.response_audio === "string" ? resolve(outputDir, timing.response_audio) : null;
+    const responsePath = timedResponse && isInside(timedResponse, outputDir) && isFile(timedResponse) ? timedResponse : responseAudioPath(outputDir, conversationId, turnNumber);
     const audioLatency = latencies.audio_response_latency_seconds;
+    // With a replay's timings: the user-perceived latency (true end of the caller's speech → first
+    // agent audio) and the reply placed where its first audio arrived, on the same clock.
+    const perceived = timing ? num(timing.user_perceived_latency_ms) : null;
+    const replyStart = timing ? num(timing.first_audio_s) : null;
     turns.push({
       role: "assistant",
       content: assistantTextOf(o),
-      audio: responsePath ? audioFromFile(responsePath) : null,
-      latency_ms: audioLatency === undefined ? null : audioLatency * 1000,
+      audio: responsePath ? audioFromFile(responsePath, replyStart) : null,
+      latency_ms: perceived ?? (audioLatency === undefined ? null : audioLatency * 1000),
       interrupted: o.was_truncated === true ? true : null,
       metadata: {
         turn_number: turnNumber,
         ...latencies,
-        ...(audioLatency === undefined ? {} : { latency_anchor: "speech_stopped_receipt" }),
+        ...(perceived !== null ? { latency_anchor: "caller_speech_end" } : audioLatency === undefined ? {} : { latency_anchor: timing?.harness_anchor ?? "speech_stopped_receipt" }),
         audio_response_received: isObject(o.metrics) ? o.metrics.audio_response_received ?? null : null,
         ground_truth: o.ground_truth ?? null,
+        ...(timing
+          ? {
+              replay_timing: {
+                caller_speech_end_s: timing.caller_speech_end_s ?? null,
+                speech_stopped_s: timing.speech_stopped_s ?? null,
+                first_audio_s: timing.first_audio_s ?? null,
+                response_end_s: timing.response_end_s ?? null,
+                vad_split: timing.vad_split ?? null,
+                harness_anchor: timing.harness_anchor ?? null,
+                user_wer: timing.user_wer ?? null,
+              },
+            }
+          : {}),
       },
     });
   }
