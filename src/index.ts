@@ -74,6 +74,10 @@ export {
 export type { PoolOptions } from "./pool/index.js";
 export { formatSummaryTable, scoreArchive, type MetricSummary, type RunSummary, type ScoreArchiveOptions, type ScoreArchiveResult } from "./report/index.js";
 
+// Beyond one machine: shards of a batch run and their merge, the BullMQ coordinator and worker.
+export { mergeParts, type MergeOptions, type MergeResult } from "./report/index.js";
+export { parseShard, shardOfId, type PartHeader, type ShardSpec } from "./queue/index.js";
+
 // Speech models (spec §L9): TTS / STT contracts, pocketsphinx offline STT, OpenAI-compatible clients.
 export type { SpeechToText, SynthesisResult, SynthesizeOptions, TextToSpeech, TranscribeOptions, TranscriptionResult } from "./speech/types.js";
 export { SpeechModelError, type SpeechModelErrorCode } from "./speech/errors.js";

@@ -3,6 +3,7 @@ import { readFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
 import { registerAnalyzeCommand } from "./analyze.js";
 import { registerCallCommand } from "./call.js";
+import { registerMergeCommand } from "./merge.js";
 import { registerScoreCommand } from "./score.js";
 import { registerTimelineCommand } from "./timeline.js";
 
@@ -27,6 +28,7 @@ export function buildProgram(): Command {
   registerAnalyzeCommand(program);
   registerTimelineCommand(program);
   registerCallCommand(program);
+  registerMergeCommand(program);
   return program;
 }
 

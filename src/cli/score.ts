@@ -22,6 +22,7 @@ interface ScoreFlags {
   acoustics?: boolean;
   progress?: boolean;
   printSummary?: boolean;
+  shard?: string;
 }
 
 /** Exit code of an interrupted run (128 + SIGINT), as shells report it. */
@@ -52,6 +53,7 @@ export function registerScoreCommand(program: Command): void {
     .option("--acoustics", "add the standards-set acoustics block to every turn")
     .option("--progress", "show progress on stderr even when it is not a terminal")
     .option("--print-summary", "print the summary table when done (stdout, or stderr when results go to stdout)")
+    .option("--shard <K/N>", "score only shard K of N (calls split by a hash of their id; combine the parts with `voxmetrics merge`)")
     .action(async (inputs: string[], flags: ScoreFlags) => {
       process.exitCode = await runScore(inputs, flags);
     });
@@ -83,6 +85,7 @@ async function runScore(inputs: string[], flags: ScoreFlags): Promise<number> {
         acoustics: flags.acoustics ?? false,
       },
       pool: { workers: flags.workers, signal: abort.signal },
+      shard: flags.shard,
       onDiscovered: (d, resumed) => {
         for (const w of d.warnings) progress.note(`warning: ${w}`);
         progress.start(d.calls.length - resumed, resumed);

@@ -4,4 +4,5 @@ export { ResultWriter } from "./jsonl-writer.js";
 export { SummaryAccumulator, type MetricSummary, type RunSummary } from "./summary.js";
 export { CsvWriter, csvRows } from "./csv.js";
 export { formatSummaryTable } from "./table.js";
+export { mergeParts, type MergeOptions, type MergeResult } from "./merge.js";
 export { writeFileAtomic } from "../ingest/files.js";
