@@ -76,7 +76,22 @@ export { formatSummaryTable, scoreArchive, type MetricSummary, type RunSummary, 
 
 // Beyond one machine: shards of a batch run and their merge, the BullMQ coordinator and worker.
 export { mergeParts, type MergeOptions, type MergeResult } from "./report/index.js";
-export { parseShard, shardOfId, type PartHeader, type ShardSpec } from "./queue/index.js";
+export {
+  DEFAULT_QUEUE_OPTIONS,
+  DEFAULT_QUEUE_WORKER_OPTIONS,
+  parsePathMapping,
+  parseShard,
+  shardOfId,
+  startQueueWorker,
+  type PartHeader,
+  type PathMapping,
+  type QueueOptions,
+  type QueueStatus,
+  type QueueWorkerHandle,
+  type QueueWorkerOptions,
+  type QueueWorkerStats,
+  type ShardSpec,
+} from "./queue/index.js";
 
 // Speech models (spec §L9): TTS / STT contracts, pocketsphinx offline STT, OpenAI-compatible clients.
 export type { SpeechToText, SynthesisResult, SynthesizeOptions, TextToSpeech, TranscribeOptions, TranscriptionResult } from "./speech/types.js";

@@ -6,6 +6,7 @@ import { registerCallCommand } from "./call.js";
 import { registerMergeCommand } from "./merge.js";
 import { registerScoreCommand } from "./score.js";
 import { registerTimelineCommand } from "./timeline.js";
+import { registerWorkerCommand } from "./worker.js";
 
 function packageVersion(): string {
   const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
@@ -29,6 +30,7 @@ export function buildProgram(): Command {
   registerTimelineCommand(program);
   registerCallCommand(program);
   registerMergeCommand(program);
+  registerWorkerCommand(program);
   return program;
 }
 

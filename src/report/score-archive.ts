@@ -5,9 +5,9 @@ import { discoverCalls } from "../ingest/index.js";
 import type { CallRef, Discovery } from "../ingest/types.js";
 import { VoxError } from "../model/errors.js";
 import { runCalls, startPool, type PoolOptions, type ScoringPool } from "../pool/index.js";
-import { resolveScoreOptions, type CallReadOptions, type RecordDigest, type ScoreOptions, type ScoreOptionsInput } from "../scoring/index.js";
+import { resolveScoreOptions, type CallOutcome, type CallReadOptions, type RecordDigest, type ScoreOptions, type ScoreOptionsInput } from "../scoring/index.js";
 import { writeFileAtomic } from "../ingest/files.js";
-import { canonicalJson, describeRunOptions, formatShard, parseShard, partHeader, partHeaderLine, readPartHeader, shardOfId, type ShardSpec } from "../queue/index.js";
+import { canonicalJson, describeRunOptions, formatShard, parseShard, partHeader, partHeaderLine, readPartHeader, runCallsOnQueue, shardOfId, type QueueOptions, type ShardSpec } from "../queue/index.js";
 import { CsvWriter } from "./csv.js";
 import { ResultWriter } from "./jsonl-writer.js";
 import { SummaryAccumulator, type RunSummary } from "./summary.js";
@@ -26,6 +26,12 @@ export interface ScoreArchiveOptions {
   ingest?: CallReadOptions;
   score?: ScoreOptionsInput;
   pool?: PoolOptions;
+  /**
+   * Score through a Redis queue (BullMQ) instead of the local pool: calls are enqueued in batches
+   * for `voxmetrics worker` processes on any machine, and this process collects and writes every
+   * result. The pool's signal stops it too.
+   */
+  queue?: QueueOptions;
   /**
    * Score only shard K of N (`{ index: K, count: N }` or "K/N"): the calls whose id hashes to it.
    * The results then open with a header line recording K/N, the shard's call count and the run's
@@ -56,16 +62,16 @@ export async function scoreArchive(options: ScoreArchiveOptions): Promise<ScoreA
   const shard = options.shard === undefined ? null : parseShard(options.shard);
   const outputs = [options.out, options.summary, options.csv].filter((p): p is string => Boolean(p)).map((p) => resolve(p));
   const ingest: CallReadOptions = { ...options.ingest, exclude: [...(options.ingest?.exclude ?? []), ...outputs] };
-  // The workers boot (engine, wasm) while this thread walks the archive.
-  const pool = startPool(options.pool);
+  // The workers boot (engine, wasm) while this thread walks the archive; in queue mode they run elsewhere.
+  const pool = options.queue ? null : startPool(options.pool);
   try {
     return await scoreDiscovered(options, ingest, score, shard, pool, t0);
   } finally {
-    await pool.close();
+    await pool?.close();
   }
 }
 
-async function scoreDiscovered(options: ScoreArchiveOptions, ingest: CallReadOptions, score: ScoreOptions, shard: ShardSpec | null, pool: ScoringPool, t0: number): Promise<ScoreArchiveResult> {
+async function scoreDiscovered(options: ScoreArchiveOptions, ingest: CallReadOptions, score: ScoreOptions, shard: ShardSpec | null, pool: ScoringPool | null, t0: number): Promise<ScoreArchiveResult> {
   const found = discoverCalls(options.inputs, ingest);
   // Repeats of an id (an input named twice) are scored once; a shard keeps the ids that hash to it.
   const seen = new Set<string>();
@@ -93,15 +99,22 @@ async function scoreDiscovered(options: ScoreArchiveOptions, ingest: CallReadOpt
   let interrupted = false;
   let summary: RunSummary;
   try {
-    // Workers append records to a results file themselves; only stdout goes through this thread.
-    const appendTo = options.out ? resolve(options.out) : undefined;
-    ({ interrupted } = await runCalls(todo, { ingest, score, appendTo }, pool, ({ line, digest }) => {
+    const onOutcome = ({ line, digest }: CallOutcome) => {
       if (done.has(digest.id)) return;
       if (line !== null) writer.writeLine(line);
       account(digest);
       scored++;
       options.onRecord?.(digest);
-    }));
+    };
+    if (pool !== null) {
+      // Workers append records to a results file themselves; only stdout goes through this thread.
+      const appendTo = options.out ? resolve(options.out) : undefined;
+      ({ interrupted } = await runCalls(todo, { ingest, score, appendTo }, pool, onOutcome));
+    } else {
+      // The coordinator is the only writer: records come back through Redis and are written here.
+      const queue = { ...options.queue!, signal: options.queue!.signal ?? options.pool?.signal };
+      ({ interrupted } = await runCallsOnQueue(calls, (id) => done.has(id), { ingest, score }, queue, onOutcome));
+    }
   } finally {
     summary = totals.summary((performance.now() - t0) / 1000);
     if (options.summary) writeFileAtomic(options.summary, JSON.stringify(summary, null, 2) + "\n");

@@ -1,0 +1,86 @@
+// Redis connections of the queue (ioredis): URL validation, reconnection with back-off, and a first connection that fails within a bounded time.
+import { Redis } from "ioredis";
+import { VoxError } from "../model/errors.js";
+
+/** First reconnection delay after Redis goes away (ms); doubled per attempt up to RECONNECT_MAX_MS. */
+const RECONNECT_FIRST_MS = 100;
+const RECONNECT_MAX_MS = 5_000;
+
+/** Delay before reconnection attempt `times` (1-based): exponential back-off, capped. */
+export function reconnectDelayMs(times: number): number {
+  return Math.min(RECONNECT_MAX_MS, RECONNECT_FIRST_MS * 2 ** Math.min(times - 1, 16));
+}
+
+/** A `redis://` or `rediss://` URL (host, port, optional /db); anything else is an INVALID_OPTION naming `queue`. */
+export function checkRedisUrl(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new VoxError("INVALID_OPTION", `must be a Redis URL like redis://host:6379/0, got "${url}"`, { field: "queue" });
+  }
+  if (parsed.protocol !== "redis:" && parsed.protocol !== "rediss:") throw new VoxError("INVALID_OPTION", `must start with redis:// or rediss://, got "${url}"`, { field: "queue" });
+  if (parsed.pathname && parsed.pathname !== "/" && !/^\/\d+$/.test(parsed.pathname)) throw new VoxError("INVALID_OPTION", `the database must be a number (redis://host:6379/0), got "${parsed.pathname.slice(1)}"`, { field: "queue" });
+  return url;
+}
+
+/** The URL without its password, for messages and health lines. */
+export function redactRedisUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = "***";
+    return u.toString();
+  } catch {
+    return url;
+  }
+}
+
+export interface RedisConnectOptions {
+  /** Give up when the first connection is not ready after this long (ms). */
+  connectTimeoutMs: number;
+  /** Connection name shown by CLIENT LIST. */
+  name?: string;
+  /** Called when an established connection is lost and on each reconnection attempt. */
+  onReconnecting?: (attempt: number, delayMs: number, lastError: string) => void;
+  onReady?: () => void;
+}
+
+/**
+ * Connect to Redis: retries with back-off until ready or `connectTimeoutMs` passes (then a
+ * CONNECT_FAILED naming the URL and the last error); once ready, the connection reconnects with
+ * back-off for as long as it lives, and commands wait for it (BullMQ needs maxRetriesPerRequest null).
+ */
+export async function connectRedis(url: string, options: RedisConnectOptions): Promise<Redis> {
+  checkRedisUrl(url);
+  let lastError = "no answer";
+  let attempts = 0;
+  const client = new Redis(url, {
+    maxRetriesPerRequest: null,
+    enableReadyCheck: true,
+    lazyConnect: true,
+    connectionName: options.name,
+    retryStrategy: (times: number) => {
+      attempts = times;
+      const delay = reconnectDelayMs(times);
+      options.onReconnecting?.(times, delay, lastError);
+      return delay;
+    },
+  });
+  client.on("error", (err: Error) => {
+    lastError = err.message || String(err);
+  });
+  const ready = new Promise<void>((resolve) => client.once("ready", () => resolve()));
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<"timeout">((resolve) => (timer = setTimeout(() => resolve("timeout"), options.connectTimeoutMs)));
+  client.connect().catch((err: Error) => {
+    lastError = err.message || String(err);
+  });
+  const first = await Promise.race([ready, timeout]);
+  clearTimeout(timer);
+  if (first === "timeout") {
+    client.disconnect();
+    throw new VoxError("CONNECT_FAILED", `cannot reach Redis at ${redactRedisUrl(url)} within ${Math.round(options.connectTimeoutMs / 1000)} s (${attempts} attempt(s); last error: ${lastError})`);
+  }
+  client.on("ready", () => options.onReady?.());
+  return client;
+}

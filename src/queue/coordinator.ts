@@ -1,0 +1,258 @@
+// The queue coordinator: enqueues an archive's calls to BullMQ in batches with idempotent job ids, collects each finished batch's records (in completion order), splits failed batches and records calls that fail alone.
+import { Queue, QueueEvents } from "bullmq";
+import type { Redis } from "ioredis";
+import type { CallRef } from "../ingest/types.js";
+import { VoxError } from "../model/errors.js";
+import { errorRecord, toOutcome, type CallOutcome, type CallReadOptions, type RecordDigest, type ScoreOptions } from "../scoring/index.js";
+import { connectRedis, redactRedisUrl } from "./connection.js";
+import { batchJobId, JOB_NAME, JOB_VERSION, singleJobId, type ScoreJobData, type ScoreJobResult } from "./jobs.js";
+import { describeRunOptions, hashRunOptions } from "./shard.js";
+
+/** Every option of queue mode; defaults in DEFAULT_QUEUE_OPTIONS. */
+export interface QueueOptions {
+  /** Redis URL (redis://host:6379/0). */
+  url: string;
+  /**
+   * BullMQ queue name: workers of this name pull the jobs.
+   * @defaultValue "voxmetrics"
+   */
+  name?: string;
+  /**
+   * Calls per job. Batches are cut from the discovered list in order, so the same archive always
+   * gives the same batches (and job ids); a batch amortises the per-job Redis round trips.
+   * @defaultValue 8
+   */
+  batchSize?: number;
+  /**
+   * Jobs in Redis ahead of the results, so memory (here and in Redis) does not grow with the archive.
+   * @defaultValue 500
+   */
+  jobsAhead?: number;
+  /**
+   * Give up when Redis is not reachable at start after this long (ms).
+   * @defaultValue 20000
+   */
+  connectTimeoutMs?: number;
+  /**
+   * How often queue depth and workers are reported to `onStatus` (ms).
+   * @defaultValue 1000
+   */
+  statusIntervalMs?: number;
+  /** Queue depth and live workers, every statusIntervalMs. */
+  onStatus?: (status: QueueStatus) => void;
+  /** Stops enqueueing and returns; the jobs in Redis stay, and `--resume` collects them. */
+  signal?: AbortSignal;
+}
+
+export interface QueueStatus {
+  /** Jobs waiting for a worker. */
+  waiting: number;
+  /** Jobs being scored. */
+  active: number;
+  /** Worker processes connected to the queue. */
+  workers: number;
+}
+
+type QueueDefaults = Required<Pick<QueueOptions, "name" | "batchSize" | "jobsAhead" | "connectTimeoutMs" | "statusIntervalMs">>;
+
+export const DEFAULT_QUEUE_OPTIONS: Readonly<QueueDefaults> = Object.freeze({
+  name: "voxmetrics",
+  batchSize: 8,
+  jobsAhead: 500,
+  connectTimeoutMs: 20_000,
+  statusIntervalMs: 1_000,
+});
+
+/** Defaults overlaid with `partial`; a bad value is an INVALID_OPTION naming the option. */
+export function resolveQueueOptions(partial: QueueOptions): QueueOptions & QueueDefaults {
+  const o = { ...DEFAULT_QUEUE_OPTIONS, ...partial };
+  for (const key of ["batchSize", "jobsAhead", "connectTimeoutMs", "statusIntervalMs"] as const) {
+    const v = partial[key];
+    if (v === undefined) {
+      o[key] = DEFAULT_QUEUE_OPTIONS[key];
+      continue;
+    }
+    if (!Number.isInteger(v) || v < 1) throw new VoxError("INVALID_OPTION", `must be an integer ≥ 1, got ${String(v)}`, { field: key });
+  }
+  if (partial.name === undefined) o.name = DEFAULT_QUEUE_OPTIONS.name;
+  else if (!/^[A-Za-z0-9_.-]+$/.test(partial.name)) throw new VoxError("INVALID_OPTION", `must be letters, digits, '_', '.' or '-', got "${partial.name}"`, { field: "queueName" });
+  return o;
+}
+
+/**
+ * Outstanding jobs are re-examined this often even without an event, which covers events missed
+ * while Redis or this process was away (a job lost with a Redis that kept no data is added again).
+ */
+const RECONCILE_MS = 3_000;
+/** Jobs added to Redis per round trip. */
+const ADD_CHUNK = 100;
+
+interface Outstanding {
+  refs: CallRef[];
+}
+
+/**
+ * Score `calls` through the queue, calling `onResult` with each record's line and digest as its
+ * batch finishes. Calls for which `isDone` holds (already in the results) are not enqueued. Batches
+ * whose job failed (its workers died twice) are split into single-call jobs; a single call that
+ * fails again becomes a WORKER_CRASHED error record. Resolves `interrupted: true` when the signal
+ * stopped it first.
+ */
+export async function runCallsOnQueue(
+  calls: readonly CallRef[],
+  isDone: (id: string) => boolean,
+  run: { ingest: CallReadOptions; score: ScoreOptions },
+  options: QueueOptions,
+  onResult: (outcome: CallOutcome) => void,
+): Promise<{ interrupted: boolean }> {
+  const o = resolveQueueOptions(options);
+  const client = await connectRedis(o.url, { connectTimeoutMs: o.connectTimeoutMs, name: "voxmetrics-coordinator" });
+  const queue = new Queue<ScoreJobData, ScoreJobResult>(o.name, { connection: client });
+  const events = new QueueEvents(o.name, { connection: client.duplicate() as Redis });
+  // Errors while Redis is away are retried by the connections; they must not crash the process.
+  queue.on("error", () => {});
+  events.on("error", () => {});
+  try {
+    await events.waitUntilReady();
+    return await collect(queue, events, calls, isDone, run, o, onResult);
+  } finally {
+    await events.close().catch(() => {});
+    await queue.close().catch(() => {});
+    client.disconnect();
+  }
+}
+
+async function collect(
+  queue: Queue<ScoreJobData, ScoreJobResult>,
+  events: QueueEvents,
+  calls: readonly CallRef[],
+  isDone: (id: string) => boolean,
+  run: { ingest: CallReadOptions; score: ScoreOptions },
+  o: ReturnType<typeof resolveQueueOptions>,
+  onResult: (outcome: CallOutcome) => void,
+): Promise<{ interrupted: boolean }> {
+  const optionsHash = hashRunOptions(describeRunOptions(run.score, run.ingest));
+  const outstanding = new Map<string, Outstanding>();
+  const toCheck = new Set<string>();
+  let wake: (() => void) | null = null;
+  const poke = () => {
+    wake?.();
+    wake = null;
+  };
+  const onFinished = ({ jobId }: { jobId: string }) => {
+    if (outstanding.has(jobId)) {
+      toCheck.add(jobId);
+      poke();
+    }
+  };
+  events.on("completed", onFinished);
+  events.on("failed", onFinished);
+  o.signal?.addEventListener("abort", poke);
+
+  const jobOf = (refs: CallRef[]): ScoreJobData => ({ v: JOB_VERSION, refs, ingest: run.ingest, score: run.score });
+  const add = async (jobs: Array<{ id: string; refs: CallRef[] }>) => {
+    for (const j of jobs) outstanding.set(j.id, { refs: j.refs });
+    await queue.addBulk(jobs.map((j) => ({ name: JOB_NAME, data: jobOf(j.refs), opts: { jobId: j.id, attempts: 1, removeOnComplete: false, removeOnFail: false } })));
+  };
+
+  let next = 0;
+  const fill = async () => {
+    while (outstanding.size < o.jobsAhead && next < calls.length) {
+      const chunk: Array<{ id: string; refs: CallRef[] }> = [];
+      while (chunk.length < ADD_CHUNK && outstanding.size + chunk.length < o.jobsAhead && next < calls.length) {
+        const batch = calls.slice(next, next + o.batchSize);
+        next += batch.length;
+        const refs = batch.filter((c) => !isDone(c.id));
+        if (refs.length > 0) chunk.push({ id: batchJobId(optionsHash, batch.map((c) => c.id)), refs });
+      }
+      if (chunk.length === 0) break;
+      await add(chunk);
+    }
+  };
+
+  const deliver = (refs: CallRef[], result: ScoreJobResult | null, why: string | null) => {
+    const wanted = new Set(refs.map((r) => r.id));
+    const seen = new Set<string>();
+    for (const line of result?.lines ?? []) {
+      const digest = JSON.parse(line) as RecordDigest;
+      if (!wanted.has(digest.id) || seen.has(digest.id)) continue;
+      seen.add(digest.id);
+      onResult({ line, digest });
+    }
+    for (const ref of refs) {
+      if (seen.has(ref.id)) continue;
+      const message = why ?? `worker ${result?.worker ?? "?"} returned no record for this call`;
+      onResult(toOutcome(errorRecord(ref, new VoxError("WORKER_CRASHED", message, { file: ref.displayPath }))));
+    }
+  };
+
+  const examine = async (id: string) => {
+    const entry = outstanding.get(id);
+    if (!entry) return;
+    const state = await queue.getJobState(id);
+    if (state === "unknown") {
+      // Lost (Redis restarted without its data): add it again under the same id.
+      await queue.add(JOB_NAME, jobOf(entry.refs), { jobId: id, attempts: 1, removeOnComplete: false, removeOnFail: false });
+      return;
+    }
+    if (state !== "completed" && state !== "failed") return;
+    const job = await queue.getJob(id);
+    if (!job || !outstanding.has(id)) return;
+    outstanding.delete(id);
+    if (state === "completed") {
+      deliver(entry.refs, job.returnvalue as ScoreJobResult, null);
+    } else if (entry.refs.length > 1) {
+      // Which call brought the workers down is unknown: each is tried alone.
+      const singles = entry.refs.filter((r) => !isDone(r.id)).map((r) => ({ id: singleJobId(optionsHash, r.id), refs: [r] }));
+      await add(singles);
+    } else {
+      deliver(entry.refs, null, `the job scoring this call failed twice (${job.failedReason || "no reason given"}): its workers died or stalled while scoring it`);
+    }
+    await job.remove().catch(() => {});
+  };
+
+  let status: Promise<void> | null = null;
+  let lastStatus = 0;
+  const report = () => {
+    if (!o.onStatus || status || performance.now() - lastStatus < o.statusIntervalMs) return;
+    lastStatus = performance.now();
+    status = (async () => {
+      const counts = await queue.getJobCounts("waiting", "prioritized", "active", "delayed");
+      const workers = await queue.getWorkersCount();
+      o.onStatus?.({ waiting: (counts.waiting ?? 0) + (counts.prioritized ?? 0) + (counts.delayed ?? 0), active: counts.active ?? 0, workers });
+    })()
+      .catch(() => {})
+      .finally(() => (status = null));
+  };
+
+  let lastReconcile = -Infinity;
+  for (;;) {
+    if (!o.signal?.aborted) await fill();
+    if (outstanding.size === 0 && next >= calls.length) break;
+    if (o.signal?.aborted) return { interrupted: true };
+    const now = performance.now();
+    if (now - lastReconcile >= RECONCILE_MS) {
+      lastReconcile = now;
+      for (const id of outstanding.keys()) toCheck.add(id);
+    }
+    if (toCheck.size > 0) {
+      const ids = [...toCheck];
+      toCheck.clear();
+      await Promise.all(ids.map(examine));
+      report();
+      continue;
+    }
+    report();
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, Math.min(RECONCILE_MS, o.statusIntervalMs));
+      wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+  }
+  await status;
+  return { interrupted: false };
+}
+
+export { redactRedisUrl };

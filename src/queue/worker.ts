@@ -1,0 +1,215 @@
+// The queue worker: pulls batches of calls from BullMQ and scores them on this machine's Piscina pool; paths mapped for this machine's mounts, stalled jobs left to BullMQ (retried once), a graceful close.
+import { accessSync, constants } from "node:fs";
+import { hostname } from "node:os";
+import { Worker, type Job } from "bullmq";
+import type { Redis } from "ioredis";
+import type { CallRef } from "../ingest/types.js";
+import { VoxError } from "../model/errors.js";
+import { DEFAULT_POOL_OPTIONS, runCalls, startPool, type ScoringPool } from "../pool/index.js";
+import { errorRecord, toOutcome } from "../scoring/index.js";
+import { connectRedis } from "./connection.js";
+import { DEFAULT_QUEUE_OPTIONS } from "./coordinator.js";
+import { JOB_VERSION, type ScoreJobData, type ScoreJobResult } from "./jobs.js";
+
+/** A mount difference: coordinator paths under `from` are read under `to` on this machine. */
+export interface PathMapping {
+  from: string;
+  to: string;
+}
+
+/** Every option of a queue worker; defaults in DEFAULT_QUEUE_WORKER_OPTIONS. */
+export interface QueueWorkerOptions {
+  /** Redis URL (redis://host:6379/0). */
+  url: string;
+  /**
+   * BullMQ queue name (the coordinator's).
+   * @defaultValue "voxmetrics"
+   */
+  queueName?: string;
+  /**
+   * This worker's name in records, health lines and BullMQ's worker list.
+   * @defaultValue `<hostname>-<pid>`
+   */
+  name?: string;
+  /**
+   * Threads of the local scoring pool.
+   * @defaultValue os.availableParallelism()
+   */
+  workers?: number;
+  /**
+   * Jobs (batches) scored at once; two keep the threads busy while a finished batch is reported.
+   * @defaultValue 2
+   */
+  concurrency?: number;
+  /** Coordinator path prefixes and where this machine mounts them (longest prefix wins). */
+  pathMap?: Array<PathMapping | string>;
+  /**
+   * Give up when Redis is not reachable at start after this long (ms).
+   * @defaultValue 20000
+   */
+  connectTimeoutMs?: number;
+  /**
+   * A job whose worker stops renewing its lock for this long (ms) is stalled: BullMQ puts it back
+   * once, and fails it the second time. Checked every half of it.
+   * @defaultValue 30000
+   */
+  stallTimeoutMs?: number;
+  /** Compiled pool worker entry (tests inject a crashing one). */
+  workerFile?: string;
+  /** Connection events, for the health line. */
+  onRedisEvent?: (event: { kind: "ready" } | { kind: "reconnecting"; attempt: number; delayMs: number; error: string }) => void;
+}
+
+export const DEFAULT_QUEUE_WORKER_OPTIONS = Object.freeze({
+  concurrency: 2,
+  connectTimeoutMs: 20_000,
+  stallTimeoutMs: 30_000,
+});
+
+/** Shortest stalled-job check interval (ms). */
+const MIN_STALL_CHECK_MS = 250;
+
+/** Parse `FROM=TO` (both non-empty); a bad one is an INVALID_OPTION naming `pathMap`. */
+export function parsePathMapping(text: string | PathMapping): PathMapping {
+  const m = typeof text === "string" ? /^([^=]+)=(.+)$/.exec(text) : [null, text.from, text.to];
+  if (!m || !m[1] || !m[2]) throw new VoxError("INVALID_OPTION", `must be FROM=TO (a coordinator path prefix and where this machine mounts it), got "${String(text)}"`, { field: "pathMap" });
+  const trim = (p: string) => (p.length > 1 ? p.replace(/\/+$/, "") : p);
+  return { from: trim(m[1]), to: trim(m[2]) };
+}
+
+/** `path` with the longest matching `from` prefix (at a path boundary) replaced by its `to`. */
+export function mapPath(path: string, mappings: readonly PathMapping[]): string {
+  let best: PathMapping | null = null;
+  for (const m of mappings) {
+    if ((path === m.from || path.startsWith(m.from.endsWith("/") ? m.from : `${m.from}/`)) && (!best || m.from.length > best.from.length)) best = m;
+  }
+  return best ? best.to + path.slice(best.from.length) : path;
+}
+
+function readable(path: string): boolean {
+  try {
+    accessSync(path, constants.R_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export interface QueueWorkerStats {
+  name: string;
+  /** Jobs and calls finished since start. */
+  jobs: number;
+  calls: number;
+  /** Jobs being scored now. */
+  active: number;
+  redis: "connected" | "reconnecting";
+  uptimeS: number;
+}
+
+export interface QueueWorkerHandle {
+  readonly name: string;
+  readonly threads: number;
+  readonly concurrency: number;
+  stats(): QueueWorkerStats;
+  /**
+   * Take no new jobs, let the ones in flight finish (and report them), then stop the pool and the
+   * connection. `force` abandons jobs in flight (BullMQ hands them to another worker once their
+   * lock expires).
+   */
+  close(force?: boolean): Promise<void>;
+}
+
+/** Connect (or fail within connectTimeoutMs), boot the pool and start taking jobs. */
+export async function startQueueWorker(options: QueueWorkerOptions): Promise<QueueWorkerHandle> {
+  const name = options.name ?? `${hostname()}-${process.pid}`;
+  const queueName = options.queueName ?? DEFAULT_QUEUE_OPTIONS.name;
+  const concurrency = options.concurrency ?? DEFAULT_QUEUE_WORKER_OPTIONS.concurrency;
+  const threads = options.workers ?? DEFAULT_POOL_OPTIONS.workers;
+  const stallTimeoutMs = options.stallTimeoutMs ?? DEFAULT_QUEUE_WORKER_OPTIONS.stallTimeoutMs;
+  for (const [field, v, min] of [["concurrency", concurrency, 1], ["workers", threads, 0], ["stallTimeoutMs", stallTimeoutMs, 2 * MIN_STALL_CHECK_MS]] as const) {
+    if (!Number.isInteger(v) || v < min) throw new VoxError("INVALID_OPTION", `must be an integer ≥ ${min}, got ${String(v)}`, { field });
+  }
+  const mappings = (options.pathMap ?? []).map(parsePathMapping);
+  let redis: QueueWorkerStats["redis"] = "connected";
+  const client = await connectRedis(options.url, {
+    connectTimeoutMs: options.connectTimeoutMs ?? DEFAULT_QUEUE_WORKER_OPTIONS.connectTimeoutMs,
+    name: `voxmetrics-worker-${name}`,
+    onReconnecting: (attempt, delayMs, error) => {
+      redis = "reconnecting";
+      options.onRedisEvent?.({ kind: "reconnecting", attempt, delayMs, error });
+    },
+    onReady: () => {
+      redis = "connected";
+      options.onRedisEvent?.({ kind: "ready" });
+    },
+  });
+  // Every concurrent job may keep workers × tasksPerWorker tasks in the shared pool.
+  const pool: ScoringPool = startPool({ workers: threads, workerFile: options.workerFile, maxQueue: Math.max(1, concurrency * threads * DEFAULT_POOL_OPTIONS.tasksPerWorker) });
+  const t0 = performance.now();
+  let jobs = 0;
+  let calls = 0;
+  let active = 0;
+
+  const cannotRead = (ref: CallRef, path: string) =>
+    toOutcome(
+      errorRecord(
+        ref,
+        new VoxError(
+          "IO_ERROR",
+          `worker ${name} cannot read ${path}${path !== ref.path ? ` (the coordinator's ${ref.path}, mapped by --path-map)` : ""}; mount the archive at the coordinator's path or give --path-map FROM=TO`,
+          { file: ref.displayPath },
+        ),
+      ),
+    ).line!;
+
+  const processor = async (job: Job<ScoreJobData, ScoreJobResult>): Promise<ScoreJobResult> => {
+    const data = job.data;
+    if (data?.v !== JOB_VERSION) throw new Error(`job ${job.id}: payload version ${String(data?.v)}, this worker reads ${JOB_VERSION} (coordinator and worker run different voxmetrics versions)`);
+    active++;
+    try {
+      const lines: string[] = [];
+      const refs: CallRef[] = [];
+      for (const ref of data.refs) {
+        if (ref.error !== undefined) {
+          refs.push(ref);
+          continue;
+        }
+        const path = mapPath(ref.path, mappings);
+        if (!readable(path)) lines.push(cannotRead(ref, path));
+        else refs.push(path === ref.path ? ref : { ...ref, path });
+      }
+      await runCalls(refs, { ingest: data.ingest, score: data.score }, pool, (o) => lines.push(o.line!));
+      jobs++;
+      calls += data.refs.length;
+      return { worker: name, lines };
+    } finally {
+      active--;
+    }
+  };
+
+  const worker = new Worker<ScoreJobData, ScoreJobResult>(queueName, processor, {
+    connection: client as Redis,
+    name,
+    concurrency,
+    lockDuration: stallTimeoutMs,
+    stalledInterval: Math.max(MIN_STALL_CHECK_MS, Math.floor(stallTimeoutMs / 2)),
+    maxStalledCount: 1,
+    autorun: true,
+  });
+  // Connection errors are retried by ioredis with back-off; they are reported through onRedisEvent.
+  worker.on("error", () => {});
+
+  let closing: Promise<void> | null = null;
+  return {
+    name,
+    threads,
+    concurrency,
+    stats: () => ({ name, jobs, calls, active, redis, uptimeS: Math.round((performance.now() - t0) / 1000) }),
+    close: (force = false) =>
+      (closing ??= (async () => {
+        await worker.close(force).catch(() => {});
+        await pool.close();
+        client.disconnect();
+      })()),
+  };
+}
