@@ -94,4 +94,22 @@ describe.skipIf(!REDIS_SERVER)("queue mode (redis-server is installed: running c
     // Nothing was scored twice: the restarted coordinator re-enqueued no finished call.
     expect(workers.map((w) => callsScoredBy(w.stderr())).reduce((a, b) => a + b, 0)).toBe(records);
   }, 180_000);
+
+  it("a worker sent SIGTERM mid-run finishes its jobs in flight, takes no new ones and exits 0; nothing it had is scored again", async () => {
+    const leaving = voxmetrics(["worker", "--queue", redis.url, "--queue-name", "sigterm", "--workers", "1", "--name", "leaving"]);
+    const staying = voxmetrics(["worker", "--queue", redis.url, "--queue-name", "sigterm", "--workers", "1", "--name", "staying"]);
+    const file = out("sigterm.jsonl");
+    const coordinator = voxmetrics(["score", archive, "--queue", redis.url, "--queue-name", "sigterm", "--out", file]);
+    await waitFor("a third of the records", () => lineCount(file) >= CALLS / 3);
+    leaving.child.kill("SIGTERM");
+    expect(await leaving.exited).toBe(0);
+    // Jobs were waiting, so the worker had jobs in flight; it finished them before leaving.
+    expect(leaving.stderr()).toMatch(/SIGTERM: taking no new jobs, finishing [12] in flight/);
+    const left = callsScoredBy(leaving.stderr());
+    expect(await coordinator.exited, coordinator.stderr()).toBe(0);
+    expectSameRecords(recordsOf(file), reference);
+    staying.child.kill("SIGTERM");
+    expect(await staying.exited).toBe(0);
+    expect(left + callsScoredBy(staying.stderr())).toBe(records);
+  }, 180_000);
 });
