@@ -5,7 +5,7 @@ import type { CallRef } from "../ingest/types.js";
 import { VoxError } from "../model/errors.js";
 import { errorRecord, toOutcome, type CallOutcome, type CallReadOptions, type RecordDigest, type ScoreOptions } from "../scoring/index.js";
 import { connectRedis, redactRedisUrl } from "./connection.js";
-import { batchJobId, JOB_NAME, JOB_VERSION, singleJobId, type ScoreJobData, type ScoreJobResult } from "./jobs.js";
+import { batchJobId, isolatedQueueName, JOB_NAME, JOB_VERSION, singleJobId, type ScoreJobData, type ScoreJobResult, type ScoredBatch } from "./jobs.js";
 import { describeRunOptions, hashRunOptions } from "./shard.js";
 
 /** Every option of queue mode; defaults in DEFAULT_QUEUE_OPTIONS. */
@@ -89,13 +89,15 @@ const ADD_CHUNK = 100;
 
 interface Outstanding {
   refs: CallRef[];
+  /** In the isolation queue (one call, run alone): a failure there is the call's own. */
+  isolated: boolean;
 }
 
 /**
  * Score `calls` through the queue, calling `onResult` with each record's line and digest as its
- * batch finishes. Calls for which `isDone` holds (already in the results) are not enqueued. Batches
- * whose job failed (its workers died twice) are split into single-call jobs; a single call that
- * fails again becomes a WORKER_CRASHED error record. Resolves `interrupted: true` when the signal
+ * batch finishes. Calls for which `isDone` holds (already in the results) are not enqueued. A job
+ * that failed (its workers died or stalled twice) is split into single-call jobs of the isolation
+ * queue; a call that fails there too becomes a WORKER_CRASHED error record. Resolves `interrupted: true` when the signal
  * stopped it first.
  */
 export async function runCallsOnQueue(
@@ -107,24 +109,34 @@ export async function runCallsOnQueue(
 ): Promise<{ interrupted: boolean }> {
   const o = resolveQueueOptions(options);
   const client = await connectRedis(o.url, { connectTimeoutMs: o.connectTimeoutMs, name: "voxmetrics-coordinator" });
-  const queue = new Queue<ScoreJobData, ScoreJobResult>(o.name, { connection: client });
-  const events = new QueueEvents(o.name, { connection: client.duplicate() as Redis });
-  // Errors while Redis is away are retried by the connections; they must not crash the process.
-  queue.on("error", () => {});
-  events.on("error", () => {});
+  const lanes = [o.name, isolatedQueueName(o.name)].map((name) => {
+    const queue = new Queue<ScoreJobData, ScoreJobResult>(name, { connection: client });
+    const events = new QueueEvents(name, { connection: client.duplicate() as Redis });
+    // Errors while Redis is away are retried by the connections; they must not crash the process.
+    queue.on("error", () => {});
+    events.on("error", () => {});
+    return { queue, events };
+  }) as [Lane, Lane];
   try {
-    await events.waitUntilReady();
-    return await collect(queue, events, calls, isDone, run, o, onResult);
+    await Promise.all(lanes.map((l) => l.events.waitUntilReady()));
+    return await collect(client, lanes, calls, isDone, run, o, onResult);
   } finally {
-    await events.close().catch(() => {});
-    await queue.close().catch(() => {});
+    for (const l of lanes) {
+      await l.events.close().catch(() => {});
+      await l.queue.close().catch(() => {});
+    }
     client.disconnect();
   }
 }
 
+interface Lane {
+  queue: Queue<ScoreJobData, ScoreJobResult>;
+  events: QueueEvents;
+}
+
 async function collect(
-  queue: Queue<ScoreJobData, ScoreJobResult>,
-  events: QueueEvents,
+  client: Redis,
+  [main, isolated]: [Lane, Lane],
   calls: readonly CallRef[],
   isDone: (id: string) => boolean,
   run: { ingest: CallReadOptions; score: ScoreOptions },
@@ -145,14 +157,19 @@ async function collect(
       poke();
     }
   };
-  events.on("completed", onFinished);
-  events.on("failed", onFinished);
+  for (const { events } of [main, isolated]) {
+    events.on("completed", onFinished);
+    events.on("failed", onFinished);
+  }
   o.signal?.addEventListener("abort", poke);
 
   const jobOf = (refs: CallRef[]): ScoreJobData => ({ v: JOB_VERSION, refs, ingest: run.ingest, score: run.score });
-  const add = async (jobs: Array<{ id: string; refs: CallRef[] }>) => {
-    for (const j of jobs) outstanding.set(j.id, { refs: j.refs });
-    await queue.addBulk(jobs.map((j) => ({ name: JOB_NAME, data: jobOf(j.refs), opts: { jobId: j.id, attempts: 1, removeOnComplete: false, removeOnFail: false } })));
+  const jobOptions = (jobId: string) => ({ jobId, attempts: 1, removeOnComplete: false, removeOnFail: false });
+  const add = async (jobs: Array<{ id: string; refs: CallRef[] }>, lane: "main" | "isolated") => {
+    if (jobs.length === 0) return;
+    for (const j of jobs) outstanding.set(j.id, { refs: j.refs, isolated: lane === "isolated" });
+    const queue = lane === "main" ? main.queue : isolated.queue;
+    await queue.addBulk(jobs.map((j) => ({ name: JOB_NAME, data: jobOf(j.refs), opts: jobOptions(j.id) })));
   };
 
   let next = 0;
@@ -166,19 +183,18 @@ async function collect(
         if (refs.length > 0) chunk.push({ id: batchJobId(optionsHash, batch.map((c) => c.id)), refs });
       }
       if (chunk.length === 0) break;
-      await add(chunk);
+      await add(chunk, "main");
     }
   };
 
-  const deliver = (refs: CallRef[], result: ScoreJobResult | null, why: string | null) => {
+  const deliver = (refs: CallRef[], result: ScoreJobResult | null, batch: ScoredBatch | null, why: string | null) => {
     const wanted = new Set(refs.map((r) => r.id));
     const seen = new Set<string>();
-    for (const line of result?.lines ?? []) {
-      const digest = JSON.parse(line) as RecordDigest;
-      if (!wanted.has(digest.id) || seen.has(digest.id)) continue;
+    batch?.digests.forEach((digest: RecordDigest, i) => {
+      if (!wanted.has(digest.id) || seen.has(digest.id)) return;
       seen.add(digest.id);
-      onResult({ line, digest });
-    }
+      onResult({ line: batch.lines[i], digest });
+    });
     for (const ref of refs) {
       if (seen.has(ref.id)) continue;
       const message = why ?? `worker ${result?.worker ?? "?"} returned no record for this call`;
@@ -189,24 +205,38 @@ async function collect(
   const examine = async (id: string) => {
     const entry = outstanding.get(id);
     if (!entry) return;
+    const queue = entry.isolated ? isolated.queue : main.queue;
     const state = await queue.getJobState(id);
     if (state === "unknown") {
       // Lost (Redis restarted without its data): add it again under the same id.
-      await queue.add(JOB_NAME, jobOf(entry.refs), { jobId: id, attempts: 1, removeOnComplete: false, removeOnFail: false });
+      await queue.add(JOB_NAME, jobOf(entry.refs), jobOptions(id));
       return;
     }
     if (state !== "completed" && state !== "failed") return;
     const job = await queue.getJob(id);
     if (!job || !outstanding.has(id)) return;
-    outstanding.delete(id);
     if (state === "completed") {
-      deliver(entry.refs, job.returnvalue as ScoreJobResult, null);
-    } else if (entry.refs.length > 1) {
-      // Which call brought the workers down is unknown: each is tried alone.
+      const result = job.returnvalue as ScoreJobResult;
+      const text = result?.key ? await client.get(result.key) : null;
+      if (!outstanding.has(id)) return;
+      if (text === null) {
+        // Its records are gone (expired, or a Redis that kept no data): score the batch again.
+        await job.remove().catch(() => {});
+        await queue.add(JOB_NAME, jobOf(entry.refs), jobOptions(id));
+        return;
+      }
+      outstanding.delete(id);
+      deliver(entry.refs, result, JSON.parse(text) as ScoredBatch, null);
+      await client.del(result.key).catch(() => {});
+    } else if (!entry.isolated) {
+      outstanding.delete(id);
+      // Which call brought the workers down is unknown (and the job may only have shared a process
+      // with it): each is tried alone, in isolation.
       const singles = entry.refs.filter((r) => !isDone(r.id)).map((r) => ({ id: singleJobId(optionsHash, r.id), refs: [r] }));
-      await add(singles);
+      await add(singles, "isolated");
     } else {
-      deliver(entry.refs, null, `the job scoring this call failed twice (${job.failedReason || "no reason given"}): its workers died or stalled while scoring it`);
+      outstanding.delete(id);
+      deliver(entry.refs, null, null, `the job scoring this call failed twice (${job.failedReason || "no reason given"}): its workers died or stalled while scoring it`);
     }
     await job.remove().catch(() => {});
   };
@@ -217,9 +247,10 @@ async function collect(
     if (!o.onStatus || status || performance.now() - lastStatus < o.statusIntervalMs) return;
     lastStatus = performance.now();
     status = (async () => {
-      const counts = await queue.getJobCounts("waiting", "prioritized", "active", "delayed");
-      const workers = await queue.getWorkersCount();
-      o.onStatus?.({ waiting: (counts.waiting ?? 0) + (counts.prioritized ?? 0) + (counts.delayed ?? 0), active: counts.active ?? 0, workers });
+      const [a, b] = await Promise.all([main.queue.getJobCounts("waiting", "prioritized", "active", "delayed"), isolated.queue.getJobCounts("waiting", "prioritized", "active", "delayed")]);
+      const workers = await main.queue.getWorkersCount();
+      const waiting = (c: Record<string, number>) => (c.waiting ?? 0) + (c.prioritized ?? 0) + (c.delayed ?? 0);
+      o.onStatus?.({ waiting: waiting(a) + waiting(b), active: (a.active ?? 0) + (b.active ?? 0), workers });
     })()
       .catch(() => {})
       .finally(() => (status = null));

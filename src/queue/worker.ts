@@ -6,10 +6,10 @@ import type { Redis } from "ioredis";
 import type { CallRef } from "../ingest/types.js";
 import { VoxError } from "../model/errors.js";
 import { DEFAULT_POOL_OPTIONS, runCalls, startPool, type ScoringPool } from "../pool/index.js";
-import { errorRecord, toOutcome } from "../scoring/index.js";
+import { errorRecord, toOutcome, type CallOutcome } from "../scoring/index.js";
 import { connectRedis } from "./connection.js";
 import { DEFAULT_QUEUE_OPTIONS } from "./coordinator.js";
-import { JOB_VERSION, type ScoreJobData, type ScoreJobResult } from "./jobs.js";
+import { isolatedQueueName, JOB_VERSION, RESULT_TTL_S, resultKey, type ScoreJobData, type ScoreJobResult, type ScoredBatch } from "./jobs.js";
 
 /** A mount difference: coordinator paths under `from` are read under `to` on this machine. */
 export interface PathMapping {
@@ -160,14 +160,18 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
           { file: ref.displayPath },
         ),
       ),
-    ).line!;
+    );
 
   const processor = async (job: Job<ScoreJobData, ScoreJobResult>): Promise<ScoreJobResult> => {
     const data = job.data;
     if (data?.v !== JOB_VERSION) throw new Error(`job ${job.id}: payload version ${String(data?.v)}, this worker reads ${JOB_VERSION} (coordinator and worker run different voxmetrics versions)`);
     active++;
     try {
-      const lines: string[] = [];
+      const batch: ScoredBatch = { lines: [], digests: [] };
+      const keep = (o: CallOutcome) => {
+        batch.lines.push(o.line!);
+        batch.digests.push(o.digest);
+      };
       const refs: CallRef[] = [];
       for (const ref of data.refs) {
         if (ref.error !== undefined) {
@@ -175,29 +179,46 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
           continue;
         }
         const path = mapPath(ref.path, mappings);
-        if (!readable(path)) lines.push(cannotRead(ref, path));
+        if (!readable(path)) keep(cannotRead(ref, path));
         else refs.push(path === ref.path ? ref : { ...ref, path });
       }
-      await runCalls(refs, { ingest: data.ingest, score: data.score }, pool, (o) => lines.push(o.line!));
+      await runCalls(refs, { ingest: data.ingest, score: data.score }, pool, keep);
+      const key = resultKey(queueName, String(job.id));
+      await client.set(key, JSON.stringify(batch), "EX", RESULT_TTL_S);
       jobs++;
       calls += data.refs.length;
-      return { worker: name, lines };
+      return { worker: name, key, calls: batch.lines.length };
     } finally {
       active--;
     }
   };
 
-  const worker = new Worker<ScoreJobData, ScoreJobResult>(queueName, processor, {
+  const settings = {
     connection: client as Redis,
     name,
-    concurrency,
     lockDuration: stallTimeoutMs,
     stalledInterval: Math.max(MIN_STALL_CHECK_MS, Math.floor(stallTimeoutMs / 2)),
     maxStalledCount: 1,
     autorun: true,
-  });
+  };
+  const worker = new Worker<ScoreJobData, ScoreJobResult>(queueName, processor, { ...settings, concurrency });
+  // A call of the isolation queue runs with nothing else in this process: the main worker takes no
+  // job meanwhile and its jobs in flight finish first, so if this process dies, that call did it.
+  const isolatedWorker = new Worker<ScoreJobData, ScoreJobResult>(
+    isolatedQueueName(queueName),
+    async (job) => {
+      await worker.pause();
+      try {
+        return await processor(job);
+      } finally {
+        if (!closing) worker.resume();
+      }
+    },
+    { ...settings, concurrency: 1 },
+  );
   // Connection errors are retried by ioredis with back-off; they are reported through onRedisEvent.
   worker.on("error", () => {});
+  isolatedWorker.on("error", () => {});
 
   let closing: Promise<void> | null = null;
   return {
@@ -207,7 +228,7 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
     stats: () => ({ name, jobs, calls, active, redis, uptimeS: Math.round((performance.now() - t0) / 1000) }),
     close: (force = false) =>
       (closing ??= (async () => {
-        await worker.close(force).catch(() => {});
+        await Promise.all([worker.close(force).catch(() => {}), isolatedWorker.close(force).catch(() => {})]);
         await pool.close();
         client.disconnect();
       })()),
