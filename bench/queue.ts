@@ -2,8 +2,9 @@
 //
 // redis-server (Debian package) runs on a free loopback port without persistence; the two
 // `voxmetrics worker` processes are started once and stay up across runs, as in a deployment. Each
-// run is a fresh child process running dist/ that times scoreArchive from start to the last record
-// (discovery included in both modes), and reports its own CPU time.
+// run is a fresh child process running dist/ that times discovery, scoring and writing the records,
+// and reports its own CPU time; the queue's overhead is the CPU that Redis, the coordinator and the
+// worker processes used beyond a local run's.
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
@@ -47,17 +48,47 @@ function cpuOf(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
-function runChild(archive: string, mode: { workers: number } | { queue: string }): Run {
-  const report = pathToFileURL(join(ROOT, "dist", "report", "index.js")).href;
+/**
+ * One timed run in a fresh child process running dist/: discovery, scoring and writing every record
+ * to a JSONL file. The local pool is started and warmed by one untimed pass first, as the queue's
+ * long-running workers are warm; the timed pass then measures both modes in steady state.
+ */
+function runChild(archive: string, mode: "local" | { queue: string }): Run {
+  const dist = (p: string) => JSON.stringify(pathToFileURL(join(ROOT, "dist", p)).href);
   const out = join(tmpdir(), `voxmetrics-bench-queue-${process.pid}.jsonl`);
-  const how = "workers" in mode ? `pool: { workers: ${mode.workers} }` : `queue: { url: ${JSON.stringify(mode.queue)}, name: ${JSON.stringify(QUEUE_NAME)} }`;
-  const script = `
-    import { scoreArchive } from ${JSON.stringify(report)};
+  const score = "{ ...DEFAULT_SCORE_OPTIONS }";
+  const body =
+    mode === "local"
+      ? `
+    const pool = startPool({ workers: 2 });
+    await runCalls(discoverCalls([archive]).calls, { ingest: {}, score: ${score} }, pool, () => {});
     const c0 = process.cpuUsage();
     const t0 = performance.now();
-    const r = await scoreArchive({ inputs: [${JSON.stringify(archive)}], out: ${JSON.stringify(out)}, ${how} });
+    const { calls } = discoverCalls([archive]);
+    let n = 0, errors = 0;
+    await runCalls(calls, { ingest: {}, score: ${score}, appendTo: out }, pool, (o) => { n++; if (o.digest.status !== "ok") errors++; });
+    const seconds = (performance.now() - t0) / 1000;
     const c = process.cpuUsage(c0);
-    console.log(JSON.stringify({ calls: r.summary.calls, errors: r.summary.errors, seconds: (performance.now() - t0) / 1000, cpuSeconds: (c.user + c.system) / 1e6 }));
+    await pool.close();`
+      : `
+    const c0 = process.cpuUsage();
+    const t0 = performance.now();
+    const { calls } = discoverCalls([archive]);
+    let n = 0, errors = 0;
+    await runCallsOnQueue(calls, () => false, { ingest: {}, score: ${score} }, { url: ${JSON.stringify(mode.queue)}, name: ${JSON.stringify(QUEUE_NAME)} }, (o) => { appendRecordLines(out, [o.line]); n++; if (o.digest.status !== "ok") errors++; });
+    const seconds = (performance.now() - t0) / 1000;
+    const c = process.cpuUsage(c0);`;
+  const script = `
+    import { discoverCalls } from ${dist("ingest/index.js")};
+    import { startPool, runCalls } from ${dist("pool/index.js")};
+    import { runCallsOnQueue } from ${dist("queue/index.js")};
+    import { appendRecordLines, DEFAULT_SCORE_OPTIONS } from ${dist("scoring/index.js")};
+    import { writeFileSync } from "node:fs";
+    const archive = ${JSON.stringify(archive)};
+    const out = ${JSON.stringify(out)};
+    writeFileSync(out, "");
+    ${body}
+    console.log(JSON.stringify({ calls: n, errors, seconds, cpuSeconds: (c.user + c.system) / 1e6 }));
     process.exit(0);`;
   const text = execFileSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8", maxBuffer: 1 << 24 });
   rmSync(out, { force: true });
@@ -94,28 +125,33 @@ export async function benchQueue(): Promise<{ ratio: number; overheadMsPerCall: 
       workers.push(w);
       await waitForLine(w, /ready:/);
     }
-    // One run of each to warm the page cache and the workers' code.
-    runChild(archive, { workers: 2 });
+    // One queue run to warm the page cache and the workers' code (local runs warm their own pool).
     runChild(archive, { queue: url });
-    const pairs: Array<{ local: Run; queued: Run; redisCpu: number }> = [];
+    const pairs: Array<{ local: Run; queued: Run; redisCpu: number; workersCpu: number }> = [];
+    const pids = [redis.pid!, ...workers.map((w) => w.pid!)];
     for (let i = 0; i < REPEATS; i++) {
-      const local = runChild(archive, { workers: 2 });
-      const r0 = cpuOf(redis.pid!);
+      const local = runChild(archive, "local");
+      const before = pids.map(cpuOf);
       const queued = runChild(archive, { queue: url });
-      pairs.push({ local, queued, redisCpu: cpuOf(redis.pid!) - r0 });
+      const used = pids.map((pid, k) => cpuOf(pid) - before[k]);
+      pairs.push({ local, queued, redisCpu: used[0], workersCpu: used[1] + used[2] });
       if (queued.calls !== CALLS || local.calls !== CALLS) throw new Error(`scored ${queued.calls} / ${local.calls} of ${CALLS} calls`);
     }
     const rate = (r: Run) => r.calls / r.seconds;
     const ratio = median(pairs.map((p) => rate(p.queued) / rate(p.local)));
-    const overheadMsPerCall = median(pairs.map((p) => ((p.queued.seconds - p.local.seconds) * 1000) / CALLS));
-    const redisMsPerCall = median(pairs.map((p) => (p.redisCpu * 1000) / CALLS));
-    const coordinatorMsPerCall = median(pairs.map((p) => (p.queued.cpuSeconds * 1000) / CALLS));
-    const localMainMsPerCall = median(pairs.map((p) => (p.local.cpuSeconds * 1000) / CALLS));
+    const perCall = (seconds: number) => (seconds * 1000) / CALLS;
+    const wallMsPerCall = median(pairs.map((p) => perCall(p.queued.seconds - p.local.seconds)));
+    // CPU of everything the queue run used (Redis, coordinator, both workers) minus the local run's.
+    const overheadMsPerCall = median(pairs.map((p) => perCall(p.redisCpu + p.queued.cpuSeconds + p.workersCpu - p.local.cpuSeconds)));
+    const redisMsPerCall = median(pairs.map((p) => perCall(p.redisCpu)));
+    const coordinatorMsPerCall = median(pairs.map((p) => perCall(p.queued.cpuSeconds)));
+    const workersMsPerCall = median(pairs.map((p) => perCall(p.workersCpu)));
+    const localMsPerCall = median(pairs.map((p) => perCall(p.local.cpuSeconds)));
     const lines = [
-      `archive: ${CALLS} generated ~30 s calls in mixed formats; ${REPEATS} interleaved pairs after one warm-up run each`,
+      `archive: ${CALLS} generated ~30 s calls in mixed formats; ${REPEATS} interleaved pairs, both modes warm (local pool warmed by an untimed pass, queue workers long-running)`,
       `local --workers 2: ${median(pairs.map((p) => rate(p.local))).toFixed(1)} calls/s (median); queue, 2 worker processes × 1 thread: ${median(pairs.map((p) => rate(p.queued))).toFixed(1)} calls/s`,
       `throughput queue / local: ${ratio.toFixed(2)} (pairs ${pairs.map((p) => (rate(p.queued) / rate(p.local)).toFixed(2)).join(", ")}; target ≥ 0.85)`,
-      `queue overhead per call: ${overheadMsPerCall.toFixed(3)} ms of wall time (median of (queue − local run time) / calls); redis-server CPU ${redisMsPerCall.toFixed(3)} ms/call; coordinator process CPU ${coordinatorMsPerCall.toFixed(3)} ms/call (a local run's whole process incl. its 2 threads: ${localMainMsPerCall.toFixed(3)} ms/call)`,
+      `queue overhead per call: ${overheadMsPerCall.toFixed(3)} ms of CPU (redis-server ${redisMsPerCall.toFixed(3)} + coordinator ${coordinatorMsPerCall.toFixed(3)} + 2 workers ${workersMsPerCall.toFixed(3)} ms/call, against ${localMsPerCall.toFixed(3)} ms/call for the whole local run); wall time ${wallMsPerCall.toFixed(3)} ms/call (queue − local run time, per call; medians)`,
     ];
     process.stdout.write(lines.join("\n") + "\n");
     return { ratio, overheadMsPerCall };

@@ -5,7 +5,7 @@ import type { CallRef } from "../ingest/types.js";
 import { VoxError } from "../model/errors.js";
 import { errorRecord, toOutcome, type CallOutcome, type CallReadOptions, type RecordDigest, type ScoreOptions } from "../scoring/index.js";
 import { connectRedis, redactRedisUrl } from "./connection.js";
-import { batchJobId, isolatedQueueName, JOB_NAME, JOB_VERSION, singleJobId, type ScoreJobData, type ScoreJobResult, type ScoredBatch } from "./jobs.js";
+import { batchJobId, decodeBatch, isolatedQueueName, JOB_NAME, JOB_VERSION, singleJobId, type ScoreJobData, type ScoreJobResult } from "./jobs.js";
 import { describeRunOptions, hashRunOptions } from "./shard.js";
 
 /** Every option of queue mode; defaults in DEFAULT_QUEUE_OPTIONS. */
@@ -20,7 +20,7 @@ export interface QueueOptions {
   /**
    * Calls per job. Batches are cut from the discovered list in order, so the same archive always
    * gives the same batches (and job ids); a batch amortises the per-job Redis round trips.
-   * @defaultValue 8
+   * @defaultValue 16
    */
   batchSize?: number;
   /**
@@ -57,7 +57,7 @@ type QueueDefaults = Required<Pick<QueueOptions, "name" | "batchSize" | "jobsAhe
 
 export const DEFAULT_QUEUE_OPTIONS: Readonly<QueueDefaults> = Object.freeze({
   name: "voxmetrics",
-  batchSize: 8,
+  batchSize: 16,
   jobsAhead: 500,
   connectTimeoutMs: 20_000,
   statusIntervalMs: 1_000,
@@ -83,7 +83,7 @@ export function resolveQueueOptions(partial: QueueOptions): QueueOptions & Queue
  * Outstanding jobs are re-examined this often even without an event, which covers events missed
  * while Redis or this process was away (a job lost with a Redis that kept no data is added again).
  */
-const RECONCILE_MS = 3_000;
+const RECONCILE_MS = 10_000;
 /** Jobs added to Redis per round trip. */
 const ADD_CHUNK = 100;
 
@@ -108,10 +108,11 @@ export async function runCallsOnQueue(
   onResult: (outcome: CallOutcome) => void,
 ): Promise<{ interrupted: boolean }> {
   const o = resolveQueueOptions(options);
-  const client = await connectRedis(o.url, { connectTimeoutMs: o.connectTimeoutMs, name: "voxmetrics-coordinator" });
+  const client = await connectRedis(o.url, { connectTimeoutMs: o.connectTimeoutMs, name: "voxmetrics-coordinator", autoPipelining: true });
   const lanes = [o.name, isolatedQueueName(o.name)].map((name) => {
     const queue = new Queue<ScoreJobData, ScoreJobResult>(name, { connection: client });
-    const events = new QueueEvents(name, { connection: client.duplicate() as Redis });
+    // Its own connection: it blocks on the event stream (and must not be pipelined with others).
+    const events = new QueueEvents(name, { connection: client.duplicate({ enableAutoPipelining: false }) as Redis });
     // Errors while Redis is away are retried by the connections; they must not crash the process.
     queue.on("error", () => {});
     events.on("error", () => {});
@@ -187,7 +188,7 @@ async function collect(
     }
   };
 
-  const deliver = (refs: CallRef[], result: ScoreJobResult | null, batch: ScoredBatch | null, why: string | null) => {
+  const deliver = (refs: CallRef[], result: ScoreJobResult | null, batch: ReturnType<typeof decodeBatch> | null, why: string | null) => {
     const wanted = new Set(refs.map((r) => r.id));
     const seen = new Set<string>();
     batch?.digests.forEach((digest: RecordDigest, i) => {
@@ -206,18 +207,18 @@ async function collect(
     const entry = outstanding.get(id);
     if (!entry) return;
     const queue = entry.isolated ? isolated.queue : main.queue;
-    const state = await queue.getJobState(id);
-    if (state === "unknown") {
+    const job = await queue.getJob(id);
+    if (!outstanding.has(id)) return;
+    if (!job) {
       // Lost (Redis restarted without its data): add it again under the same id.
       await queue.add(JOB_NAME, jobOf(entry.refs), jobOptions(id));
       return;
     }
-    if (state !== "completed" && state !== "failed") return;
-    const job = await queue.getJob(id);
-    if (!job || !outstanding.has(id)) return;
-    if (state === "completed") {
+    // A finished job has finishedOn; a failed one a failure reason and no return value.
+    if (!job.finishedOn) return;
+    if (job.returnvalue) {
       const result = job.returnvalue as ScoreJobResult;
-      const text = result?.key ? await client.get(result.key) : null;
+      const text = result.key ? await client.get(result.key) : null;
       if (!outstanding.has(id)) return;
       if (text === null) {
         // Its records are gone (expired, or a Redis that kept no data): score the batch again.
@@ -226,7 +227,7 @@ async function collect(
         return;
       }
       outstanding.delete(id);
-      deliver(entry.refs, result, JSON.parse(text) as ScoredBatch, null);
+      deliver(entry.refs, result, decodeBatch(text), null);
       await client.del(result.key).catch(() => {});
     } else if (!entry.isolated) {
       outstanding.delete(id);

@@ -25,17 +25,33 @@ export interface ScoreJobData {
 export interface ScoreJobResult {
   /** The worker that scored the batch (its --name). */
   worker: string;
-  /** Redis key of the batch's ScoredBatch (JSON). */
+  /** Redis key of the batch's records (encodeBatch). */
   key: string;
   calls: number;
 }
 
-/** The records of a batch as stored under ScoreJobResult.key. */
+/** The records of a batch, as stored under ScoreJobResult.key (encodeBatch). */
 export interface ScoredBatch {
   /** One serialised result record per call. */
   lines: string[];
   /** Their digests (no turns, no breakdowns), so the coordinator parses little. */
   digests: RecordDigest[];
+}
+
+/**
+ * A batch as text: the digests as one JSON line, then the record lines as they are (a serialised
+ * record holds no raw line break), so record text is neither escaped nor parsed on the way.
+ */
+export function encodeBatch(batch: ScoredBatch): string {
+  return [JSON.stringify(batch.digests), ...batch.lines].join("\n");
+}
+
+export function decodeBatch(text: string): ScoredBatch {
+  const nl = text.indexOf("\n");
+  const digests = JSON.parse(nl < 0 ? text : text.slice(0, nl)) as RecordDigest[];
+  const lines = nl < 0 ? [] : text.slice(nl + 1).split("\n");
+  if (lines.length !== digests.length) throw new Error(`a batch result holds ${lines.length} record line(s) for ${digests.length} digest(s)`);
+  return { lines, digests };
 }
 
 /** Uncollected batch results expire after this long (s); a coordinator resumed later scores them again. */

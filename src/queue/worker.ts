@@ -9,7 +9,7 @@ import { DEFAULT_POOL_OPTIONS, runCalls, startPool, type ScoringPool } from "../
 import { errorRecord, toOutcome, type CallOutcome } from "../scoring/index.js";
 import { connectRedis } from "./connection.js";
 import { DEFAULT_QUEUE_OPTIONS } from "./coordinator.js";
-import { isolatedQueueName, JOB_VERSION, RESULT_TTL_S, resultKey, type ScoreJobData, type ScoreJobResult, type ScoredBatch } from "./jobs.js";
+import { encodeBatch, isolatedQueueName, JOB_VERSION, RESULT_TTL_S, resultKey, type ScoreJobData, type ScoreJobResult, type ScoredBatch } from "./jobs.js";
 
 /** A mount difference: coordinator paths under `from` are read under `to` on this machine. */
 export interface PathMapping {
@@ -184,7 +184,7 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
       }
       await runCalls(refs, { ingest: data.ingest, score: data.score }, pool, keep);
       const key = resultKey(queueName, String(job.id));
-      await client.set(key, JSON.stringify(batch), "EX", RESULT_TTL_S);
+      await client.set(key, encodeBatch(batch), "EX", RESULT_TTL_S);
       jobs++;
       calls += data.refs.length;
       return { worker: name, key, calls: batch.lines.length };

@@ -85,7 +85,7 @@ describe.skipIf(!REDIS_SERVER)("queue faults (redis-server is installed: killing
       let stopped = false;
       const live = new Set<Child>();
       const supervise = (slot: number) => {
-        const w = voxmetrics(["worker", "--queue", redis.url, "--queue-name", "poison", "--workers", "1", "--name", `p${slot}`, "--stall-timeout", "1000", "--pool-worker-file", KILLING_WORKER]);
+        const w = voxmetrics(["worker", "--queue", redis.url, "--queue-name", "poison", "--workers", "1", "--name", `p${slot}`, "--stall-timeout", "2000", "--pool-worker-file", KILLING_WORKER]);
         live.add(w);
         void w.exited.then((code) => {
           live.delete(w);

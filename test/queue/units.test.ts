@@ -49,7 +49,7 @@ describe("job ids", () => {
   });
 
   it("queue options are validated, naming the option", () => {
-    expect(resolveQueueOptions({ url: "redis://h:1" })).toMatchObject({ name: "voxmetrics", batchSize: 8, jobsAhead: 500 });
+    expect(resolveQueueOptions({ url: "redis://h:1" })).toMatchObject({ name: "voxmetrics", batchSize: 16, jobsAhead: 500 });
     expect(() => resolveQueueOptions({ url: "redis://h:1", batchSize: 0 })).toThrow(/batchSize: must be an integer ≥ 1, got 0/);
     expect(() => resolveQueueOptions({ url: "redis://h:1", name: "a:b" })).toThrow(/queueName: must be letters/);
   });
