@@ -1,5 +1,6 @@
 // Queue building blocks without Redis: path mapping, Redis URL checks, reconnection back-off, idempotent job ids, option validation.
 import { describe, expect, it } from "vitest";
+import { decodeBatch, encodeBatch } from "../../src/queue/jobs.js";
 import { batchJobId, checkRedisUrl, mapPath, parsePathMapping, reconnectDelayMs, resolveQueueOptions, singleJobId, startQueueWorker } from "../../src/queue/index.js";
 
 describe("--path-map", () => {
@@ -46,6 +47,16 @@ describe("job ids", () => {
     expect(batchJobId("fedcba9876543210", ["x.jsonl#0", "x.jsonl#1"])).not.toBe(a);
     expect(singleJobId("0123456789abcdef", "x.jsonl#0")).not.toBe(batchJobId("0123456789abcdef", ["x.jsonl#0"]));
     for (const id of [a, singleJobId("0123456789abcdef", "a:b")]) expect(id).not.toContain(":");
+  });
+
+  it("a batch's records survive encoding unchanged (digests as one JSON line, record lines as they are); a mismatch is refused", () => {
+    const lines = [JSON.stringify({ id: "a#0", status: "ok", note: 'line "quoted"\nbreak' }), JSON.stringify({ id: "b#1", status: "error" })];
+    const digests = lines.map((l) => ({ ...JSON.parse(l), metrics: {} }));
+    const text = encodeBatch({ lines, digests });
+    expect(text.split("\n")).toHaveLength(3);
+    expect(decodeBatch(text)).toEqual({ lines, digests });
+    expect(decodeBatch(encodeBatch({ lines: [], digests: [] }))).toEqual({ lines: [], digests: [] });
+    expect(() => decodeBatch(text.split("\n").slice(0, 2).join("\n"))).toThrow(/1 record line\(s\) for 2 digest\(s\)/);
   });
 
   it("queue options are validated, naming the option", () => {
