@@ -1,39 +1,7 @@
 // Redis connections of the queue (ioredis): URL validation, reconnection with back-off, and a first connection that fails within a bounded time.
 import { Redis } from "ioredis";
 import { VoxError } from "../model/errors.js";
-
-/** First reconnection delay after Redis goes away (ms); doubled per attempt up to RECONNECT_MAX_MS. */
-const RECONNECT_FIRST_MS = 100;
-const RECONNECT_MAX_MS = 5_000;
-
-/** Delay before reconnection attempt `times` (1-based): exponential back-off, capped. */
-export function reconnectDelayMs(times: number): number {
-  return Math.min(RECONNECT_MAX_MS, RECONNECT_FIRST_MS * 2 ** Math.min(times - 1, 16));
-}
-
-/** A `redis://` or `rediss://` URL (host, port, optional /db); anything else is an INVALID_OPTION naming `queue`. */
-export function checkRedisUrl(url: string): string {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw new VoxError("INVALID_OPTION", `must be a Redis URL like redis://host:6379/0, got "${url}"`, { field: "queue" });
-  }
-  if (parsed.protocol !== "redis:" && parsed.protocol !== "rediss:") throw new VoxError("INVALID_OPTION", `must start with redis:// or rediss://, got "${url}"`, { field: "queue" });
-  if (parsed.pathname && parsed.pathname !== "/" && !/^\/\d+$/.test(parsed.pathname)) throw new VoxError("INVALID_OPTION", `the database must be a number (redis://host:6379/0), got "${parsed.pathname.slice(1)}"`, { field: "queue" });
-  return url;
-}
-
-/** The URL without its password, for messages and health lines. */
-export function redactRedisUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = "***";
-    return u.toString();
-  } catch {
-    return url;
-  }
-}
+import { checkRedisUrl, reconnectDelayMs, redactRedisUrl } from "./options.js";
 
 export interface RedisConnectOptions {
   /** Give up when the first connection is not ready after this long (ms). */

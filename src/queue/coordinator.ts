@@ -4,80 +4,10 @@ import type { Redis } from "ioredis";
 import type { CallRef } from "../ingest/types.js";
 import { VoxError } from "../model/errors.js";
 import { errorRecord, toOutcome, type CallOutcome, type CallReadOptions, type RecordDigest, type ScoreOptions } from "../scoring/index.js";
-import { connectRedis, redactRedisUrl } from "./connection.js";
+import { connectRedis } from "./connection.js";
+import { resolveQueueOptions, type QueueOptions } from "./options.js";
 import { batchJobId, decodeBatch, isolatedQueueName, JOB_NAME, JOB_VERSION, singleJobId, type ScoreJobData, type ScoreJobResult } from "./jobs.js";
 import { describeRunOptions, hashRunOptions } from "./shard.js";
-
-/** Every option of queue mode; defaults in DEFAULT_QUEUE_OPTIONS. */
-export interface QueueOptions {
-  /** Redis URL (redis://host:6379/0). */
-  url: string;
-  /**
-   * BullMQ queue name: workers of this name pull the jobs.
-   * @defaultValue "voxmetrics"
-   */
-  name?: string;
-  /**
-   * Calls per job. Batches are cut from the discovered list in order, so the same archive always
-   * gives the same batches (and job ids); a batch amortises the per-job Redis round trips.
-   * @defaultValue 16
-   */
-  batchSize?: number;
-  /**
-   * Jobs in Redis ahead of the results, so memory (here and in Redis) does not grow with the archive.
-   * @defaultValue 500
-   */
-  jobsAhead?: number;
-  /**
-   * Give up when Redis is not reachable at start after this long (ms).
-   * @defaultValue 20000
-   */
-  connectTimeoutMs?: number;
-  /**
-   * How often queue depth and workers are reported to `onStatus` (ms).
-   * @defaultValue 1000
-   */
-  statusIntervalMs?: number;
-  /** Queue depth and live workers, every statusIntervalMs. */
-  onStatus?: (status: QueueStatus) => void;
-  /** Stops enqueueing and returns; the jobs in Redis stay, and `--resume` collects them. */
-  signal?: AbortSignal;
-}
-
-export interface QueueStatus {
-  /** Jobs waiting for a worker. */
-  waiting: number;
-  /** Jobs being scored. */
-  active: number;
-  /** Worker processes connected to the queue. */
-  workers: number;
-}
-
-type QueueDefaults = Required<Pick<QueueOptions, "name" | "batchSize" | "jobsAhead" | "connectTimeoutMs" | "statusIntervalMs">>;
-
-export const DEFAULT_QUEUE_OPTIONS: Readonly<QueueDefaults> = Object.freeze({
-  name: "voxmetrics",
-  batchSize: 16,
-  jobsAhead: 500,
-  connectTimeoutMs: 20_000,
-  statusIntervalMs: 1_000,
-});
-
-/** Defaults overlaid with `partial`; a bad value is an INVALID_OPTION naming the option. */
-export function resolveQueueOptions(partial: QueueOptions): QueueOptions & QueueDefaults {
-  const o = { ...DEFAULT_QUEUE_OPTIONS, ...partial };
-  for (const key of ["batchSize", "jobsAhead", "connectTimeoutMs", "statusIntervalMs"] as const) {
-    const v = partial[key];
-    if (v === undefined) {
-      o[key] = DEFAULT_QUEUE_OPTIONS[key];
-      continue;
-    }
-    if (!Number.isInteger(v) || v < 1) throw new VoxError("INVALID_OPTION", `must be an integer ≥ 1, got ${String(v)}`, { field: key });
-  }
-  if (partial.name === undefined) o.name = DEFAULT_QUEUE_OPTIONS.name;
-  else if (!/^[A-Za-z0-9_.-]+$/.test(partial.name)) throw new VoxError("INVALID_OPTION", `must be letters, digits, '_', '.' or '-', got "${partial.name}"`, { field: "queueName" });
-  return o;
-}
 
 /**
  * Outstanding jobs are re-examined this often even without an event, which covers events missed
@@ -287,4 +217,3 @@ async function collect(
   return { interrupted: false };
 }
 
-export { redactRedisUrl };

@@ -16,16 +16,36 @@ export {
   type RunOptionsRecord,
   type ShardSpec,
 } from "./shard.js";
-export { checkRedisUrl, reconnectDelayMs } from "./connection.js";
-export { DEFAULT_QUEUE_OPTIONS, resolveQueueOptions, runCallsOnQueue, type QueueOptions, type QueueStatus } from "./coordinator.js";
-export { batchJobId, singleJobId, type ScoreJobData, type ScoreJobResult } from "./jobs.js";
 export {
+  checkRedisUrl,
+  DEFAULT_QUEUE_OPTIONS,
   DEFAULT_QUEUE_WORKER_OPTIONS,
   mapPath,
   parsePathMapping,
-  startQueueWorker,
+  reconnectDelayMs,
+  resolveQueueOptions,
   type PathMapping,
-  type QueueWorkerHandle,
+  type QueueOptions,
+  type QueueStatus,
   type QueueWorkerOptions,
-  type QueueWorkerStats,
-} from "./worker.js";
+} from "./options.js";
+export { batchJobId, singleJobId, type ScoreJobData, type ScoreJobResult } from "./jobs.js";
+export type { QueueWorkerHandle, QueueWorkerStats } from "./worker.js";
+
+type Coordinator = typeof import("./coordinator.js");
+type QueueWorker = typeof import("./worker.js");
+
+/**
+ * Score calls through the queue (see coordinator.ts). bullmq and ioredis are loaded on the first
+ * call, so that every other command starts without them.
+ */
+export async function runCallsOnQueue(...args: Parameters<Coordinator["runCallsOnQueue"]>): ReturnType<Coordinator["runCallsOnQueue"]> {
+  const { runCallsOnQueue: run } = await import("./coordinator.js");
+  return run(...args);
+}
+
+/** Start a queue worker (see worker.ts); bullmq and ioredis are loaded on the first call. */
+export async function startQueueWorker(...args: Parameters<QueueWorker["startQueueWorker"]>): ReturnType<QueueWorker["startQueueWorker"]> {
+  const { startQueueWorker: start } = await import("./worker.js");
+  return start(...args);
+}

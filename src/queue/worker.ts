@@ -8,83 +8,8 @@ import { VoxError } from "../model/errors.js";
 import { DEFAULT_POOL_OPTIONS, runCalls, startPool, type ScoringPool } from "../pool/index.js";
 import { errorRecord, toOutcome, type CallOutcome } from "../scoring/index.js";
 import { connectRedis } from "./connection.js";
-import { DEFAULT_QUEUE_OPTIONS } from "./coordinator.js";
+import { DEFAULT_QUEUE_OPTIONS, DEFAULT_QUEUE_WORKER_OPTIONS, mapPath, MIN_STALL_CHECK_MS, parsePathMapping, type QueueWorkerOptions } from "./options.js";
 import { encodeBatch, isolatedQueueName, JOB_VERSION, RESULT_TTL_S, resultKey, type ScoreJobData, type ScoreJobResult, type ScoredBatch } from "./jobs.js";
-
-/** A mount difference: coordinator paths under `from` are read under `to` on this machine. */
-export interface PathMapping {
-  from: string;
-  to: string;
-}
-
-/** Every option of a queue worker; defaults in DEFAULT_QUEUE_WORKER_OPTIONS. */
-export interface QueueWorkerOptions {
-  /** Redis URL (redis://host:6379/0). */
-  url: string;
-  /**
-   * BullMQ queue name (the coordinator's).
-   * @defaultValue "voxmetrics"
-   */
-  queueName?: string;
-  /**
-   * This worker's name in records, health lines and BullMQ's worker list.
-   * @defaultValue `<hostname>-<pid>`
-   */
-  name?: string;
-  /**
-   * Threads of the local scoring pool.
-   * @defaultValue os.availableParallelism()
-   */
-  workers?: number;
-  /**
-   * Jobs (batches) scored at once; two keep the threads busy while a finished batch is reported.
-   * @defaultValue 2
-   */
-  concurrency?: number;
-  /** Coordinator path prefixes and where this machine mounts them (longest prefix wins). */
-  pathMap?: Array<PathMapping | string>;
-  /**
-   * Give up when Redis is not reachable at start after this long (ms).
-   * @defaultValue 20000
-   */
-  connectTimeoutMs?: number;
-  /**
-   * A job whose worker stops renewing its lock for this long (ms) is stalled: BullMQ puts it back
-   * once, and fails it the second time. Checked every half of it.
-   * @defaultValue 30000
-   */
-  stallTimeoutMs?: number;
-  /** Compiled pool worker entry (tests inject a crashing one). */
-  workerFile?: string;
-  /** Connection events, for the health line. */
-  onRedisEvent?: (event: { kind: "ready" } | { kind: "reconnecting"; attempt: number; delayMs: number; error: string }) => void;
-}
-
-export const DEFAULT_QUEUE_WORKER_OPTIONS = Object.freeze({
-  concurrency: 2,
-  connectTimeoutMs: 20_000,
-  stallTimeoutMs: 30_000,
-});
-
-/** Shortest stalled-job check interval (ms). */
-const MIN_STALL_CHECK_MS = 250;
-
-/** Parse `FROM=TO` (both non-empty); a bad one is an INVALID_OPTION naming `pathMap`. */
-export function parsePathMapping(text: string | PathMapping): PathMapping {
-  const m = typeof text === "string" ? /^([^=]+)=(.+)$/.exec(text) : [null, text.from, text.to];
-  if (!m || !m[1] || !m[2]) throw new VoxError("INVALID_OPTION", `must be FROM=TO (a coordinator path prefix and where this machine mounts it), got "${String(text)}"`, { field: "pathMap" });
-  const trim = (p: string) => (p.length > 1 ? p.replace(/\/+$/, "") : p);
-  return { from: trim(m[1]), to: trim(m[2]) };
-}
-
-/** `path` with the longest matching `from` prefix (at a path boundary) replaced by its `to`. */
-export function mapPath(path: string, mappings: readonly PathMapping[]): string {
-  let best: PathMapping | null = null;
-  for (const m of mappings) {
-    if ((path === m.from || path.startsWith(m.from.endsWith("/") ? m.from : `${m.from}/`)) && (!best || m.from.length > best.from.length)) best = m;
-  }
-  return best ? best.to + path.slice(best.from.length) : path;
-}
 
 function readable(path: string): boolean {
   try {
