@@ -5,6 +5,7 @@ const SUITES: Record<string, () => Promise<unknown>> = {
   archive: async () => (await import("./archive.js")).benchArchive(),
   live: async () => (await import("./live.js")).benchLive(),
   report: async () => (await import("./report.js")).benchReport(),
+  queue: async () => (await import("./queue.js")).benchQueue(),
 };
 
 async function run(): Promise<void> {

@@ -75,6 +75,25 @@ export type { PoolOptions } from "./pool/index.js";
 export { formatSummaryTable, scoreArchive, type MetricSummary, type RunSummary, type ScoreArchiveOptions, type ScoreArchiveResult } from "./report/index.js";
 export { DEFAULT_HTML_REPORT_OPTIONS, resolveHtmlReportOptions, writeHtmlReportOfResults, type ConversationSummary, type HtmlReportOptions, type ReportData, type ReportRunInfo } from "./report/index.js";
 
+// Beyond one machine: shards of a batch run and their merge, the BullMQ coordinator and worker.
+export { mergeParts, type MergeOptions, type MergeResult } from "./report/index.js";
+export {
+  DEFAULT_QUEUE_OPTIONS,
+  DEFAULT_QUEUE_WORKER_OPTIONS,
+  parsePathMapping,
+  parseShard,
+  shardOfId,
+  startQueueWorker,
+  type PartHeader,
+  type PathMapping,
+  type QueueOptions,
+  type QueueStatus,
+  type QueueWorkerHandle,
+  type QueueWorkerOptions,
+  type QueueWorkerStats,
+  type ShardSpec,
+} from "./queue/index.js";
+
 // Speech models (spec §L9): TTS / STT contracts, pocketsphinx offline STT, OpenAI-compatible clients.
 export type { SpeechToText, SynthesisResult, SynthesizeOptions, TextToSpeech, TranscribeOptions, TranscriptionResult } from "./speech/types.js";
 export { SpeechModelError, type SpeechModelErrorCode } from "./speech/errors.js";

@@ -127,7 +127,16 @@ describe("module boundaries (DESIGN.md)", () => {
     expect(intoCli).toEqual([]);
   });
 
-  it("the public API names every export (no `export *`), so no internal helper leaks through it", () => {
+  it("only queue talks to Redis: bullmq and ioredis are imported nowhere else, and queue imports no report writer", () => {
+    const bad = edges.filter((e) => /^(bullmq|ioredis)(\/|$)/.test(e.spec) && moduleOf(e.from) !== "queue").map(show);
+    expect(bad).toEqual([]);
+    const queueUp = intoSrc.filter((e) => moduleOf(e.from) === "queue" && ["report", "cli", "index.ts"].includes(moduleOf(target(e)!))).map(show);
+    expect(queueUp).toEqual([]);
+    // The edge check can fail: the queue modules exist and do import both.
+    expect(edges.filter((e) => moduleOf(e.from) === "queue" && /^(bullmq|ioredis)$/.test(e.spec)).length).toBeGreaterThanOrEqual(2);
+  });
+
+    it("the public API names every export (no `export *`), so no internal helper leaks through it", () => {
     const index = sources.get(join(SRC, "index.ts"))!;
     expect(index.match(/export \*/g) ?? []).toEqual([]);
   });

@@ -5,8 +5,10 @@ import { registerAnalyzeCommand } from "./analyze.js";
 import { registerCallCommand } from "./call.js";
 import { registerReportCommand } from "./report.js";
 import { registerReplayCommand } from "./replay.js";
+import { registerMergeCommand } from "./merge.js";
 import { registerScoreCommand } from "./score.js";
 import { registerTimelineCommand } from "./timeline.js";
+import { registerWorkerCommand } from "./worker.js";
 
 function packageVersion(): string {
   const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
@@ -31,6 +33,8 @@ export function buildProgram(): Command {
   registerCallCommand(program);
   registerReportCommand(program);
   registerReplayCommand(program);
+  registerMergeCommand(program);
+  registerWorkerCommand(program);
   return program;
 }
 

@@ -2,7 +2,7 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { Command } from "commander";
-import { formatSummaryTable, scoreArchive, writeHtmlReportOfResults, type AgentChannel, type CompatMode, type InputFormat, type RunSummary } from "../index.js";
+import { DEFAULT_QUEUE_OPTIONS, formatSummaryTable, scoreArchive, writeHtmlReportOfResults, type AgentChannel, type CompatMode, type InputFormat, type QueueStatus, type RunSummary } from "../index.js";
 import { agentChannelOption, compatOption, embedAudioOption, inputFormatOption, parseNumber, thresholdOption, workersOption } from "./options.js";
 
 interface ScoreFlags {
@@ -24,6 +24,10 @@ interface ScoreFlags {
   printSummary?: boolean;
   html?: string;
   embedAudio?: boolean;
+  shard?: string;
+  queue?: string;
+  queueName: string;
+  batchSize: number;
 }
 
 /** Exit code of an interrupted run (128 + SIGINT), as shells report it. */
@@ -56,6 +60,10 @@ export function registerScoreCommand(program: Command): void {
     .option("--print-summary", "print the summary table when done (stdout, or stderr when results go to stdout)")
     .option("--html <file.html>", "also write the HTML report of the results (needs --out)")
     .addOption(embedAudioOption())
+    .option("--queue <redis-url>", "score through a Redis queue (BullMQ) with `voxmetrics worker` processes on any machines, e.g. redis://host:6379/0; this process stays the only writer of the results")
+    .option("--queue-name <name>", "BullMQ queue name (workers must use the same)", DEFAULT_QUEUE_OPTIONS.name)
+    .option("--batch-size <n>", "calls per queue job", parseNumber(1, true), DEFAULT_QUEUE_OPTIONS.batchSize)
+    .option("--shard <K/N>", "score only shard K of N (calls split by a hash of their id; combine the parts with `voxmetrics merge`)")
     .action(async (inputs: string[], flags: ScoreFlags) => {
       process.exitCode = await runScore(inputs, flags);
     });
@@ -88,6 +96,8 @@ async function runScore(inputs: string[], flags: ScoreFlags): Promise<number> {
         acoustics: flags.acoustics ?? false,
       },
       pool: { workers: flags.workers, signal: abort.signal },
+      shard: flags.shard,
+      queue: flags.queue ? { url: flags.queue, name: flags.queueName, batchSize: flags.batchSize, onStatus: (s) => progress.setQueue(s) } : undefined,
       onDiscovered: (d, resumed) => {
         for (const w of d.warnings) progress.note(`warning: ${w}`);
         progress.start(d.calls.length - resumed, resumed);
@@ -123,6 +133,7 @@ class Progress {
   private errors = 0;
   private t0 = 0;
   private last = 0;
+  private queue: QueueStatus | null = null;
 
   constructor(private readonly enabled: boolean, private readonly tty: boolean) {}
 
@@ -136,6 +147,12 @@ class Progress {
   tick(error: boolean): void {
     this.done++;
     if (error) this.errors++;
+    this.render(false);
+  }
+
+  /** Queue mode: depth and workers, shown after the counts. */
+  setQueue(status: QueueStatus): void {
+    this.queue = status;
     this.render(false);
   }
 
@@ -159,7 +176,8 @@ class Progress {
     const seconds = (now - this.t0) / 1000;
     const rate = seconds > 0 ? this.done / seconds : 0;
     const eta = rate > 0 ? Math.ceil((this.total - this.done) / rate) : null;
-    const text = `${this.done}/${this.total} calls · ${rate.toFixed(1)} calls/s · ETA ${eta === null ? "-" : `${eta}s`} · ${this.errors} error(s)`;
+    const queue = this.queue ? ` · queue ${this.queue.waiting} waiting, ${this.queue.active} active · ${this.queue.workers} worker(s)` : "";
+    const text = `${this.done}/${this.total} calls · ${rate.toFixed(1)} calls/s · ETA ${eta === null ? "-" : `${eta}s`} · ${this.errors} error(s)${queue}`;
     process.stderr.write(this.tty ? `\r\x1b[K${text}` : `${text}\n`);
   }
 }

@@ -27,6 +27,7 @@ export type ErrorCode =
   | "NOT_SUPPORTED"
   | "TTS_UNAVAILABLE"
   | "INVALID_SCRIPT"
+  | "MERGE_REFUSED"
   | "INTERNAL";
 
 export interface ErrorContext {

@@ -39,6 +39,13 @@ export interface PoolOptions {
    * default young generation of 4 MB.
    */
   resourceLimits?: ResourceLimits;
+  /**
+   * Tasks Piscina holds waiting for a thread. One run keeps at most workers × tasksPerWorker tasks
+   * in flight, which the default (workers², Piscina's "auto") covers; a pool shared by several
+   * concurrent runs (the queue worker's jobs) needs room for all of theirs.
+   * @defaultValue workers²
+   */
+  maxQueue?: number;
   /** Compiled worker entry; defaults to dist/pool/worker.js. */
   workerFile?: string;
   /** Stops scheduling new calls; calls in flight finish and are reported. */
@@ -123,7 +130,7 @@ export function startPool(options: PoolOptions = {}): ScoringPool {
           minThreads: workers,
           maxThreads: workers,
           idleTimeout: IDLE_TIMEOUT_MS,
-          maxQueue: "auto",
+          maxQueue: pool.maxQueue ?? "auto",
           concurrentTasksPerWorker: 1,
           resourceLimits: { ...DEFAULT_RESOURCE_LIMITS, ...pool.resourceLimits },
           // Workers run the compiled dist/ code in plain Node: loaders of the parent (tsx, vitest) must not leak in.

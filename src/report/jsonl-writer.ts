@@ -73,7 +73,13 @@ export class ResultWriter {
 
   /** Append one record given as its JSON text (no line break). */
   writeLine(json: string): void {
-    if (this.path === null) process.stdout.write(json + "\n");
-    else appendRecordLines(this.path, [json]);
+    this.writeLines([json]);
+  }
+
+  /** Append records given as JSON texts (no line breaks), in one write to a file. */
+  writeLines(jsons: string[]): void {
+    if (jsons.length === 0) return;
+    if (this.path === null) process.stdout.write(jsons.join("\n") + "\n");
+    else appendRecordLines(this.path, jsons);
   }
 }

@@ -1,11 +1,13 @@
 // Scores a whole archive: discovery, the pool, the resumable JSONL, then the atomic summary and the CSV.
+import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import { discoverCalls } from "../ingest/index.js";
 import type { CallRef, Discovery } from "../ingest/types.js";
 import { VoxError } from "../model/errors.js";
 import { runCalls, startPool, type PoolOptions, type ScoringPool } from "../pool/index.js";
-import { digestRecord, resolveScoreOptions, type CallReadOptions, type RecordDigest, type ScoreOptions, type ScoreOptionsInput } from "../scoring/index.js";
+import { digestRecord, resolveScoreOptions, type CallOutcome, type CallReadOptions, type RecordDigest, type ScoreOptions, type ScoreOptionsInput } from "../scoring/index.js";
 import { writeFileAtomic } from "../ingest/files.js";
+import { canonicalJson, describeRunOptions, formatShard, parseShard, partHeader, partHeaderLine, readPartHeader, runCallsOnQueue, shardOfId, type QueueOptions, type ShardSpec } from "../queue/index.js";
 import { CsvWriter } from "./csv.js";
 import { ResultWriter } from "./jsonl-writer.js";
 import { SummaryAccumulator, type RunSummary } from "./summary.js";
@@ -24,6 +26,18 @@ export interface ScoreArchiveOptions {
   ingest?: CallReadOptions;
   score?: ScoreOptionsInput;
   pool?: PoolOptions;
+  /**
+   * Score through a Redis queue (BullMQ) instead of the local pool: calls are enqueued in batches
+   * for `voxmetrics worker` processes on any machine, and this process collects and writes every
+   * result. The pool's signal stops it too.
+   */
+  queue?: QueueOptions;
+  /**
+   * Score only shard K of N (`{ index: K, count: N }` or "K/N"): the calls whose id hashes to it.
+   * The results then open with a header line recording K/N, the shard's call count and the run's
+   * options, so that `mergeParts` can tell a missing, doubled or foreign part.
+   */
+  shard?: ShardSpec | string;
   /** Called once discovery is done (before any scoring). */
   onDiscovered?: (discovery: Discovery, alreadyDone: number) => void;
   /** Called after each record is written. */
@@ -45,19 +59,24 @@ export async function scoreArchive(options: ScoreArchiveOptions): Promise<ScoreA
   const t0 = performance.now();
   if (options.resume && !options.out) throw new VoxError("INVALID_OPTION", "--resume needs --out <file.jsonl> (results on stdout cannot be resumed)");
   const score = resolveScoreOptions(options.score);
+  const shard = options.shard === undefined ? null : parseShard(options.shard);
   const outputs = [options.out, options.summary, options.csv].filter((p): p is string => Boolean(p)).map((p) => resolve(p));
   const ingest: CallReadOptions = { ...options.ingest, exclude: [...(options.ingest?.exclude ?? []), ...outputs] };
-  // The workers boot (engine, wasm) while this thread walks the archive.
-  const pool = startPool(options.pool);
+  // The workers boot (engine, wasm) while this thread walks the archive; in queue mode they run elsewhere.
+  const pool = options.queue ? null : startPool(options.pool);
   try {
-    return await scoreDiscovered(options, ingest, score, pool, t0);
+    return await scoreDiscovered(options, ingest, score, shard, pool, t0);
   } finally {
-    await pool.close();
+    await pool?.close();
   }
 }
 
-async function scoreDiscovered(options: ScoreArchiveOptions, ingest: CallReadOptions, score: ScoreOptions, pool: ScoringPool, t0: number): Promise<ScoreArchiveResult> {
-  const discovery = discoverCalls(options.inputs, ingest);
+async function scoreDiscovered(options: ScoreArchiveOptions, ingest: CallReadOptions, score: ScoreOptions, shard: ShardSpec | null, pool: ScoringPool | null, t0: number): Promise<ScoreArchiveResult> {
+  const found = discoverCalls(options.inputs, ingest);
+  // Repeats of an id (an input named twice) are scored once; a shard keeps the ids that hash to it.
+  const seen = new Set<string>();
+  const calls = found.calls.filter((c) => !seen.has(c.id) && seen.add(c.id) && (shard === null || shardOfId(c.id, shard.count) === shard.index));
+  const discovery: Discovery = { ...found, calls };
 
   const totals = new SummaryAccumulator();
   const csv = options.csv ? new CsvWriter(options.csv) : null;
@@ -70,34 +89,54 @@ async function scoreDiscovered(options: ScoreArchiveOptions, ingest: CallReadOpt
   const writer = ResultWriter.open(options.out, options.resume ?? false, (record) => {
     if (!done.has(record.id)) account(digestRecord(record));
   });
+  if (shard !== null) writePartHeader(writer, options, shard, calls.length, describeRunOptions(score, ingest));
   const resumed = done.size;
-  // Calls already in the output, and repeats of an id (an input named twice), are not scored again.
-  const queued = new Set<string>();
-  const todo: CallRef[] = [];
-  for (const call of discovery.calls) {
-    if (done.has(call.id) || queued.has(call.id)) continue;
-    queued.add(call.id);
-    todo.push(call);
-  }
-  options.onDiscovered?.(discovery, discovery.calls.length - todo.length);
+  // Calls already in the output are not scored again.
+  const todo: CallRef[] = calls.filter((c) => !done.has(c.id));
+  options.onDiscovered?.(discovery, calls.length - todo.length);
 
   let scored = 0;
   let interrupted = false;
   let summary: RunSummary;
   try {
-    // Workers append records to a results file themselves; only stdout goes through this thread.
-    const appendTo = options.out ? resolve(options.out) : undefined;
-    ({ interrupted } = await runCalls(todo, { ingest, score, appendTo }, pool, ({ line, digest }) => {
+    const onOutcome = ({ line, digest }: CallOutcome) => {
       if (done.has(digest.id)) return;
       if (line !== null) writer.writeLine(line);
       account(digest);
       scored++;
       options.onRecord?.(digest);
-    }));
+    };
+    if (pool !== null) {
+      // Workers append records to a results file themselves; only stdout goes through this thread.
+      const appendTo = options.out ? resolve(options.out) : undefined;
+      ({ interrupted } = await runCalls(todo, { ingest, score, appendTo }, pool, onOutcome));
+    } else {
+      // The coordinator is the only writer: records come back through Redis and are written here.
+      const queue = { ...options.queue!, signal: options.queue!.signal ?? options.pool?.signal };
+      ({ interrupted } = await runCallsOnQueue(calls, (id) => done.has(id), { ingest, score }, queue, onOutcome));
+    }
   } finally {
     summary = totals.summary((performance.now() - t0) / 1000);
     if (options.summary) writeFileAtomic(options.summary, JSON.stringify(summary, null, 2) + "\n");
     csv?.finish();
   }
   return { summary, scored, resumed, interrupted, warnings: discovery.warnings };
+}
+
+/**
+ * Open a shard's results with its header; on --resume the existing header must be this shard of
+ * this run (same K/N, calls and options), or the run is refused before anything is scored.
+ */
+function writePartHeader(writer: ResultWriter, options: ScoreArchiveOptions, shard: ShardSpec, calls: number, run: ReturnType<typeof describeRunOptions>): void {
+  const header = partHeader(shard, calls, run);
+  if (writer.path !== null && options.resume && statSync(writer.path).size > 0) {
+    const existing = readPartHeader(writer.path);
+    const what = `${writer.path}: --resume of shard ${formatShard(shard)}`;
+    if (existing === null) throw new VoxError("INVALID_OPTION", `${what}: the file has no part header (it was not scored with --shard)`, { field: "shard" });
+    if (existing.index !== shard.index || existing.count !== shard.count) throw new VoxError("INVALID_OPTION", `${what}: the file holds shard ${existing.shard}`, { field: "shard" });
+    if (canonicalJson(existing.options) !== canonicalJson(run)) throw new VoxError("INVALID_OPTION", `${what}: the file was scored with other options (${canonicalJson(existing.options)})`, { field: "shard" });
+    if (existing.calls !== calls) throw new VoxError("INVALID_OPTION", `${what}: the shard held ${existing.calls} calls then and ${calls} now (the archive changed)`, { field: "shard" });
+    return;
+  }
+  writer.writeLine(partHeaderLine(header));
 }

@@ -2,7 +2,7 @@
 import { Command } from "commander";
 import { describe, expect, it } from "vitest";
 import { buildProgram } from "../../src/cli/main.js";
-import { DEFAULT_ANALYZE_FILE_OPTIONS, DEFAULT_INGEST_OPTIONS, DEFAULT_SCORE_OPTIONS } from "../../src/index.js";
+import { DEFAULT_ANALYZE_FILE_OPTIONS, DEFAULT_INGEST_OPTIONS, DEFAULT_QUEUE_OPTIONS, DEFAULT_QUEUE_WORKER_OPTIONS, DEFAULT_SCORE_OPTIONS } from "../../src/index.js";
 import { DEFAULT_POOL_OPTIONS } from "../../src/pool/index.js";
 
 function optionOf(command: string, flag: string) {
@@ -20,6 +20,13 @@ describe("CLI flags built from DEFAULT_* options", () => {
     ["analyze", "--compat", DEFAULT_SCORE_OPTIONS.compat],
     ["timeline", "--compat", DEFAULT_SCORE_OPTIONS.compat],
     ["timeline", "--agent-channel", DEFAULT_INGEST_OPTIONS.agentChannel],
+    ["score", "--queue-name", DEFAULT_QUEUE_OPTIONS.name],
+    ["score", "--batch-size", DEFAULT_QUEUE_OPTIONS.batchSize],
+    ["worker", "--queue-name", DEFAULT_QUEUE_OPTIONS.name],
+    ["worker", "--workers", DEFAULT_POOL_OPTIONS.workers],
+    ["worker", "--concurrency", DEFAULT_QUEUE_WORKER_OPTIONS.concurrency],
+    ["worker", "--stall-timeout", DEFAULT_QUEUE_WORKER_OPTIONS.stallTimeoutMs],
+    ["worker", "--connect-timeout", DEFAULT_QUEUE_WORKER_OPTIONS.connectTimeoutMs / 1000],
   ])("%s %s defaults to the library's value", (command, flag, value) => {
     const option = optionOf(command, flag);
     expect(option, `${command} ${flag}`).toBeDefined();

@@ -1,0 +1,219 @@
+// The queue coordinator: enqueues an archive's calls to BullMQ in batches with idempotent job ids, collects each finished batch's records (in completion order), splits failed batches and records calls that fail alone.
+import { Queue, QueueEvents } from "bullmq";
+import type { Redis } from "ioredis";
+import type { CallRef } from "../ingest/types.js";
+import { VoxError } from "../model/errors.js";
+import { errorRecord, toOutcome, type CallOutcome, type CallReadOptions, type RecordDigest, type ScoreOptions } from "../scoring/index.js";
+import { connectRedis } from "./connection.js";
+import { resolveQueueOptions, type QueueOptions } from "./options.js";
+import { batchJobId, decodeBatch, isolatedQueueName, JOB_NAME, JOB_VERSION, singleJobId, type ScoreJobData, type ScoreJobResult } from "./jobs.js";
+import { describeRunOptions, hashRunOptions } from "./shard.js";
+
+/**
+ * Outstanding jobs are re-examined this often even without an event, which covers events missed
+ * while Redis or this process was away (a job lost with a Redis that kept no data is added again).
+ */
+const RECONCILE_MS = 10_000;
+/** Jobs added to Redis per round trip. */
+const ADD_CHUNK = 100;
+
+interface Outstanding {
+  refs: CallRef[];
+  /** In the isolation queue (one call, run alone): a failure there is the call's own. */
+  isolated: boolean;
+}
+
+/**
+ * Score `calls` through the queue, calling `onResult` with each record's line and digest as its
+ * batch finishes. Calls for which `isDone` holds (already in the results) are not enqueued. A job
+ * that failed (its workers died or stalled twice) is split into single-call jobs of the isolation
+ * queue; a call that fails there too becomes a WORKER_CRASHED error record. Resolves `interrupted: true` when the signal
+ * stopped it first.
+ */
+export async function runCallsOnQueue(
+  calls: readonly CallRef[],
+  isDone: (id: string) => boolean,
+  run: { ingest: CallReadOptions; score: ScoreOptions },
+  options: QueueOptions,
+  onResult: (outcome: CallOutcome) => void,
+): Promise<{ interrupted: boolean }> {
+  const o = resolveQueueOptions(options);
+  const client = await connectRedis(o.url, { connectTimeoutMs: o.connectTimeoutMs, name: "voxmetrics-coordinator", autoPipelining: true });
+  const lanes = [o.name, isolatedQueueName(o.name)].map((name) => {
+    const queue = new Queue<ScoreJobData, ScoreJobResult>(name, { connection: client });
+    // Its own connection: it blocks on the event stream (and must not be pipelined with others).
+    const events = new QueueEvents(name, { connection: client.duplicate({ enableAutoPipelining: false }) as Redis });
+    // Errors while Redis is away are retried by the connections; they must not crash the process.
+    queue.on("error", () => {});
+    events.on("error", () => {});
+    return { queue, events };
+  }) as [Lane, Lane];
+  try {
+    await Promise.all(lanes.map((l) => l.events.waitUntilReady()));
+    return await collect(client, lanes, calls, isDone, run, o, onResult);
+  } finally {
+    for (const l of lanes) {
+      await l.events.close().catch(() => {});
+      await l.queue.close().catch(() => {});
+    }
+    client.disconnect();
+  }
+}
+
+interface Lane {
+  queue: Queue<ScoreJobData, ScoreJobResult>;
+  events: QueueEvents;
+}
+
+async function collect(
+  client: Redis,
+  [main, isolated]: [Lane, Lane],
+  calls: readonly CallRef[],
+  isDone: (id: string) => boolean,
+  run: { ingest: CallReadOptions; score: ScoreOptions },
+  o: ReturnType<typeof resolveQueueOptions>,
+  onResult: (outcome: CallOutcome) => void,
+): Promise<{ interrupted: boolean }> {
+  const optionsHash = hashRunOptions(describeRunOptions(run.score, run.ingest));
+  const outstanding = new Map<string, Outstanding>();
+  const toCheck = new Set<string>();
+  let wake: (() => void) | null = null;
+  const poke = () => {
+    wake?.();
+    wake = null;
+  };
+  const onFinished = ({ jobId }: { jobId: string }) => {
+    if (outstanding.has(jobId)) {
+      toCheck.add(jobId);
+      poke();
+    }
+  };
+  for (const { events } of [main, isolated]) {
+    events.on("completed", onFinished);
+    events.on("failed", onFinished);
+  }
+  o.signal?.addEventListener("abort", poke);
+
+  const jobOf = (refs: CallRef[]): ScoreJobData => ({ v: JOB_VERSION, refs, ingest: run.ingest, score: run.score });
+  const jobOptions = (jobId: string) => ({ jobId, attempts: 1, removeOnComplete: false, removeOnFail: false });
+  const add = async (jobs: Array<{ id: string; refs: CallRef[] }>, lane: "main" | "isolated") => {
+    if (jobs.length === 0) return;
+    for (const j of jobs) outstanding.set(j.id, { refs: j.refs, isolated: lane === "isolated" });
+    const queue = lane === "main" ? main.queue : isolated.queue;
+    await queue.addBulk(jobs.map((j) => ({ name: JOB_NAME, data: jobOf(j.refs), opts: jobOptions(j.id) })));
+  };
+
+  let next = 0;
+  const fill = async () => {
+    while (outstanding.size < o.jobsAhead && next < calls.length) {
+      const chunk: Array<{ id: string; refs: CallRef[] }> = [];
+      while (chunk.length < ADD_CHUNK && outstanding.size + chunk.length < o.jobsAhead && next < calls.length) {
+        const batch = calls.slice(next, next + o.batchSize);
+        next += batch.length;
+        const refs = batch.filter((c) => !isDone(c.id));
+        if (refs.length > 0) chunk.push({ id: batchJobId(optionsHash, batch.map((c) => c.id)), refs });
+      }
+      if (chunk.length === 0) break;
+      await add(chunk, "main");
+    }
+  };
+
+  const deliver = (refs: CallRef[], result: ScoreJobResult | null, batch: ReturnType<typeof decodeBatch> | null, why: string | null) => {
+    const wanted = new Set(refs.map((r) => r.id));
+    const seen = new Set<string>();
+    batch?.digests.forEach((digest: RecordDigest, i) => {
+      if (!wanted.has(digest.id) || seen.has(digest.id)) return;
+      seen.add(digest.id);
+      onResult({ line: batch.lines[i], digest });
+    });
+    for (const ref of refs) {
+      if (seen.has(ref.id)) continue;
+      const message = why ?? `worker ${result?.worker ?? "?"} returned no record for this call`;
+      onResult(toOutcome(errorRecord(ref, new VoxError("WORKER_CRASHED", message, { file: ref.displayPath }))));
+    }
+  };
+
+  const examine = async (id: string) => {
+    const entry = outstanding.get(id);
+    if (!entry) return;
+    const queue = entry.isolated ? isolated.queue : main.queue;
+    const job = await queue.getJob(id);
+    if (!outstanding.has(id)) return;
+    if (!job) {
+      // Lost (Redis restarted without its data): add it again under the same id.
+      await queue.add(JOB_NAME, jobOf(entry.refs), jobOptions(id));
+      return;
+    }
+    // A finished job has finishedOn; a failed one a failure reason and no return value.
+    if (!job.finishedOn) return;
+    if (job.returnvalue) {
+      const result = job.returnvalue as ScoreJobResult;
+      const text = result.key ? await client.get(result.key) : null;
+      if (!outstanding.has(id)) return;
+      if (text === null) {
+        // Its records are gone (expired, or a Redis that kept no data): score the batch again.
+        await job.remove().catch(() => {});
+        await queue.add(JOB_NAME, jobOf(entry.refs), jobOptions(id));
+        return;
+      }
+      outstanding.delete(id);
+      deliver(entry.refs, result, decodeBatch(text), null);
+      await client.del(result.key).catch(() => {});
+    } else if (!entry.isolated) {
+      outstanding.delete(id);
+      // Which call brought the workers down is unknown (and the job may only have shared a process
+      // with it): each is tried alone, in isolation.
+      const singles = entry.refs.filter((r) => !isDone(r.id)).map((r) => ({ id: singleJobId(optionsHash, r.id), refs: [r] }));
+      await add(singles, "isolated");
+    } else {
+      outstanding.delete(id);
+      deliver(entry.refs, null, null, `the job scoring this call failed twice (${job.failedReason || "no reason given"}): its workers died or stalled while scoring it`);
+    }
+    await job.remove().catch(() => {});
+  };
+
+  let status: Promise<void> | null = null;
+  let lastStatus = 0;
+  const report = () => {
+    if (!o.onStatus || status || performance.now() - lastStatus < o.statusIntervalMs) return;
+    lastStatus = performance.now();
+    status = (async () => {
+      const [a, b] = await Promise.all([main.queue.getJobCounts("waiting", "prioritized", "active", "delayed"), isolated.queue.getJobCounts("waiting", "prioritized", "active", "delayed")]);
+      const workers = await main.queue.getWorkersCount();
+      const waiting = (c: Record<string, number>) => (c.waiting ?? 0) + (c.prioritized ?? 0) + (c.delayed ?? 0);
+      o.onStatus?.({ waiting: waiting(a) + waiting(b), active: (a.active ?? 0) + (b.active ?? 0), workers });
+    })()
+      .catch(() => {})
+      .finally(() => (status = null));
+  };
+
+  let lastReconcile = -Infinity;
+  for (;;) {
+    if (!o.signal?.aborted) await fill();
+    if (outstanding.size === 0 && next >= calls.length) break;
+    if (o.signal?.aborted) return { interrupted: true };
+    const now = performance.now();
+    if (now - lastReconcile >= RECONCILE_MS) {
+      lastReconcile = now;
+      for (const id of outstanding.keys()) toCheck.add(id);
+    }
+    if (toCheck.size > 0) {
+      const ids = [...toCheck];
+      toCheck.clear();
+      await Promise.all(ids.map(examine));
+      report();
+      continue;
+    }
+    report();
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, Math.min(RECONCILE_MS, o.statusIntervalMs));
+      wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+  }
+  await status;
+  return { interrupted: false };
+}
+

@@ -1,0 +1,88 @@
+// What travels through the queue: a job is a batch of call references with the run's options; its result is the batch's record lines. Job ids are derived from the calls and the options, so adding a job twice is a no-op.
+import { createHash } from "node:crypto";
+import type { CallRef } from "../ingest/types.js";
+import type { CallReadOptions, RecordDigest, ScoreOptions } from "../scoring/index.js";
+
+/** Version of the job payload; a worker refuses jobs of another version (a mixed deployment). */
+export const JOB_VERSION = 1;
+
+/** BullMQ job name of a scoring batch. */
+export const JOB_NAME = "score";
+
+export interface ScoreJobData {
+  v: typeof JOB_VERSION;
+  /** Calls as the coordinator discovered them (paths as it saw them). */
+  refs: CallRef[];
+  ingest: CallReadOptions;
+  score: ScoreOptions;
+}
+
+/**
+ * What a job returns: where its records wait. BullMQ copies a job's return value into its event
+ * stream (kept to thousands of events), so the records (kilobytes per call) go to a key of their
+ * own, which the coordinator reads and deletes once it has written them.
+ */
+export interface ScoreJobResult {
+  /** The worker that scored the batch (its --name). */
+  worker: string;
+  /** Redis key of the batch's records (encodeBatch). */
+  key: string;
+  calls: number;
+}
+
+/** The records of a batch, as stored under ScoreJobResult.key (encodeBatch). */
+export interface ScoredBatch {
+  /** One serialised result record per call. */
+  lines: string[];
+  /** Their digests (no turns, no breakdowns), so the coordinator parses little. */
+  digests: RecordDigest[];
+}
+
+/**
+ * A batch as text: the digests as one JSON line, then the record lines as they are (a serialised
+ * record holds no raw line break), so record text is neither escaped nor parsed on the way.
+ */
+export function encodeBatch(batch: ScoredBatch): string {
+  return [JSON.stringify(batch.digests), ...batch.lines].join("\n");
+}
+
+export function decodeBatch(text: string): ScoredBatch {
+  const nl = text.indexOf("\n");
+  const digests = JSON.parse(nl < 0 ? text : text.slice(0, nl)) as RecordDigest[];
+  const lines = nl < 0 ? [] : text.slice(nl + 1).split("\n");
+  if (lines.length !== digests.length) throw new Error(`a batch result holds ${lines.length} record line(s) for ${digests.length} digest(s)`);
+  return { lines, digests };
+}
+
+/** Uncollected batch results expire after this long (s); a coordinator resumed later scores them again. */
+export const RESULT_TTL_S = 7 * 24 * 3600;
+
+/** Key of the records of job `jobId` of queue `queueName`. */
+export function resultKey(queueName: string, jobId: string): string {
+  return `voxmetrics:${queueName}:result:${jobId}`;
+}
+
+const sha = (text: string) => createHash("sha256").update(text, "utf8").digest("hex");
+
+/**
+ * Id of the job scoring `ids` under options hashed to `optionsHash`. BullMQ refuses ":" in custom
+ * ids and ignores an add whose id exists, so a coordinator re-run adds nothing it already added.
+ */
+export function batchJobId(optionsHash: string, ids: readonly string[]): string {
+  return `vx-${optionsHash}-${sha(ids.join("\n")).slice(0, 32)}`;
+}
+
+/**
+ * The queue of calls scored in isolation: a job that failed (its workers died or stalled twice) is
+ * split into one job per call here, and a worker runs such a job with nothing else in its process,
+ * so a second failure is that call's own doing (a job sharing a process with a poison call dies
+ * with it, but never in isolation).
+ */
+export function isolatedQueueName(queueName: string): string {
+  return `${queueName}-isolated`;
+}
+
+/** Id of the job scoring one call alone (after its batch failed twice). */
+export function singleJobId(optionsHash: string, id: string): string {
+  return `vx-${optionsHash}-${sha(id).slice(0, 32)}-alone`;
+}

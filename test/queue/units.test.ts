@@ -1,0 +1,67 @@
+// Queue building blocks without Redis: path mapping, Redis URL checks, reconnection back-off, idempotent job ids, option validation.
+import { describe, expect, it } from "vitest";
+import { decodeBatch, encodeBatch } from "../../src/queue/jobs.js";
+import { batchJobId, checkRedisUrl, mapPath, parsePathMapping, reconnectDelayMs, resolveQueueOptions, singleJobId, startQueueWorker } from "../../src/queue/index.js";
+
+describe("--path-map", () => {
+  it("parses FROM=TO and maps the longest matching prefix at a path boundary", () => {
+    const maps = ["/mnt/archive=/data/archive", "/mnt/archive/2024=/fast/2024", "/srv/=/nfs/"].map(parsePathMapping);
+    expect(maps[2]).toEqual({ from: "/srv", to: "/nfs" });
+    expect(mapPath("/mnt/archive/2023/a.jsonl", maps)).toBe("/data/archive/2023/a.jsonl");
+    expect(mapPath("/mnt/archive/2024/b.wav", maps)).toBe("/fast/2024/b.wav");
+    expect(mapPath("/mnt/archive", maps)).toBe("/data/archive");
+    expect(mapPath("/mnt/archive-old/c.wav", maps)).toBe("/mnt/archive-old/c.wav");
+    expect(mapPath("/srv/x.json", maps)).toBe("/nfs/x.json");
+    expect(mapPath("/elsewhere/x.json", maps)).toBe("/elsewhere/x.json");
+  });
+
+  it("refuses a mapping without FROM or TO, naming the option", () => {
+    for (const bad of ["/a", "=/b", "/a="]) expect(() => parsePathMapping(bad), bad).toThrow(/pathMap: must be FROM=TO/);
+  });
+});
+
+describe("Redis connection", () => {
+  it("accepts redis:// and rediss:// URLs with a numeric database, refuses others naming the option", () => {
+    expect(checkRedisUrl("redis://127.0.0.1:6379/0")).toBe("redis://127.0.0.1:6379/0");
+    expect(checkRedisUrl("rediss://user:pw@redis.internal:6380")).toBe("rediss://user:pw@redis.internal:6380");
+    expect(() => checkRedisUrl("127.0.0.1:6379")).toThrow(/queue: must (be a Redis URL|start with redis)/);
+    expect(() => checkRedisUrl("http://h:1")).toThrow(/queue: must start with redis:\/\/ or rediss:\/\//);
+    expect(() => checkRedisUrl("redis://h:1/zero")).toThrow(/queue: the database must be a number/);
+  });
+
+  it("backs off exponentially from 100 ms, capped at 5 s", () => {
+    expect([1, 2, 3, 4, 5, 6, 7, 8, 50].map(reconnectDelayMs)).toEqual([100, 200, 400, 800, 1600, 3200, 5000, 5000, 5000]);
+  });
+
+  it("a worker with a bad option is refused before it connects", async () => {
+    await expect(startQueueWorker({ url: "redis://127.0.0.1:1/0", concurrency: 0 })).rejects.toThrow(/concurrency: must be an integer ≥ 1, got 0/);
+    await expect(startQueueWorker({ url: "redis://127.0.0.1:1/0", pathMap: ["nope"] })).rejects.toThrow(/pathMap: must be FROM=TO/);
+  });
+});
+
+describe("job ids", () => {
+  it("are the same for the same calls and options, differ when either differs, and hold no ':'", () => {
+    const a = batchJobId("0123456789abcdef", ["x.jsonl#0", "x.jsonl#1"]);
+    expect(batchJobId("0123456789abcdef", ["x.jsonl#0", "x.jsonl#1"])).toBe(a);
+    expect(batchJobId("0123456789abcdef", ["x.jsonl#0", "x.jsonl#2"])).not.toBe(a);
+    expect(batchJobId("fedcba9876543210", ["x.jsonl#0", "x.jsonl#1"])).not.toBe(a);
+    expect(singleJobId("0123456789abcdef", "x.jsonl#0")).not.toBe(batchJobId("0123456789abcdef", ["x.jsonl#0"]));
+    for (const id of [a, singleJobId("0123456789abcdef", "a:b")]) expect(id).not.toContain(":");
+  });
+
+  it("a batch's records survive encoding unchanged (digests as one JSON line, record lines as they are); a mismatch is refused", () => {
+    const lines = [JSON.stringify({ id: "a#0", status: "ok", note: 'line "quoted"\nbreak' }), JSON.stringify({ id: "b#1", status: "error" })];
+    const digests = lines.map((l) => ({ ...JSON.parse(l), metrics: {} }));
+    const text = encodeBatch({ lines, digests });
+    expect(text.split("\n")).toHaveLength(3);
+    expect(decodeBatch(text)).toEqual({ lines, digests });
+    expect(decodeBatch(encodeBatch({ lines: [], digests: [] }))).toEqual({ lines: [], digests: [] });
+    expect(() => decodeBatch(text.split("\n").slice(0, 2).join("\n"))).toThrow(/1 record line\(s\) for 2 digest\(s\)/);
+  });
+
+  it("queue options are validated, naming the option", () => {
+    expect(resolveQueueOptions({ url: "redis://h:1" })).toMatchObject({ name: "voxmetrics", batchSize: 16, jobsAhead: 500 });
+    expect(() => resolveQueueOptions({ url: "redis://h:1", batchSize: 0 })).toThrow(/batchSize: must be an integer ≥ 1, got 0/);
+    expect(() => resolveQueueOptions({ url: "redis://h:1", name: "a:b" })).toThrow(/queueName: must be letters/);
+  });
+});
