@@ -88,7 +88,7 @@ export { DEFAULT_OPENAI_CHAT_OPTIONS, OpenAIChatModel, resolveOpenAIChatOptions,
 export { alignTokens, type Alignment, type AlignmentOptions, type EditCounts } from "./text/align.js";
 export { characterErrorRate, compareTranscripts, sumErrorCounts, wordErrorRate, type ErrorRate, type ErrorRateOptions, type TranscriptComparison } from "./text/error-rate.js";
 export { DEFAULT_TEXT_NORMALIZER_OPTIONS, normalizeText, normalizeWords, resolveTextNormalizerOptions, type TextNormalizerOptions } from "./text/normalize.js";
-export { EspeakTts, DEFAULT_ESPEAK_TTS_OPTIONS, ESPEAK_INSTALL_HINT, resolveEspeakTtsOptions, type EspeakTtsOptions } from "./speech/espeak-tts.js";
+export { EspeakTts, DEFAULT_ESPEAK_TTS_OPTIONS, ESPEAK_INSTALL_HINT, ESPEAK_VOICE_FOR_OPENAI_VOICE, resolveEspeakTtsOptions, type EspeakTtsOptions } from "./speech/espeak-tts.js";
 
 // Resampling (spec §L10 linear, and band-limited) and G.711 μ-law, for connectors' wire formats.
 export {
@@ -159,6 +159,7 @@ export {
   type ConnectorTurn,
   type ElevenLabsConnectorOptions,
   type EndReason,
+  type SimulationEndReason,
   type Pcm,
   type QueueRead,
   type RealtimeConnectorOptions,
@@ -189,4 +190,60 @@ export {
   type ScriptedCallOptions,
   type ScriptFile,
   type ScriptTurn,
+} from "./simulator/index.js";
+
+// Simulated callers (spec §L6): goldens and personas, caller policies, duplex floor control.
+export {
+  BackgroundNoise,
+  DEFAULT_BACKGROUND_NOISE_VOLUME,
+  DEFAULT_FLOOR_CONTROL,
+  DEFAULT_INTERRUPTION_BEHAVIOR,
+  DEFAULT_RUN_SIMULATIONS_OPTIONS,
+  DEFAULT_SIMULATE_CALL_OPTIONS,
+  FLOOR_CONTROL_PRESETS,
+  FLOOR_POLL_MS,
+  FLOOR_STATES,
+  FRUSTRATED_UTTERANCE,
+  HEARD_CHARS_PER_SECOND,
+  INTERRUPTION_FREQUENCIES,
+  INTERRUPTION_POLICIES,
+  JudgeGate,
+  ModelCallerPolicy,
+  ModelJudge,
+  OVERLAP_PRESETS,
+  RULE_JUDGE_INTERRUPT_PROBABILITY,
+  RuleBasedJudge,
+  SCRIPTED_SIGN_OFF,
+  ScriptedCallerPolicy,
+  goldenCallNames,
+  heardTranscript,
+  mixBackground,
+  modelCallerMessages,
+  modelCallerPrompt,
+  modelJudgeMessages,
+  parseGolden,
+  parsePersona,
+  readGoldenFile,
+  runSimulations,
+  simulateCall,
+  type BackgroundNoiseSettings,
+  type CallerContext,
+  type CallerPolicy,
+  type CallerUtterance,
+  type ConversationalGolden,
+  type FloorControlPreset,
+  type FloorState,
+  type GoldenFile,
+  type HeardTurn,
+  type InterruptionBehavior,
+  type InterruptionFrequency,
+  type InterruptionJudge,
+  type InterruptionPolicy,
+  type JudgeDecision,
+  type JudgeInput,
+  type OverlapPreset,
+  type Persona,
+  type RunSimulationsOptions,
+  type SimulateCallOptions,
+  type SimulationResult,
 } from "./simulator/index.js";

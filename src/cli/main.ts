@@ -4,6 +4,7 @@ import { Command, CommanderError } from "commander";
 import { registerAnalyzeCommand } from "./analyze.js";
 import { registerCallCommand } from "./call.js";
 import { registerScoreCommand } from "./score.js";
+import { registerSimulateCommand } from "./simulate.js";
 import { registerTimelineCommand } from "./timeline.js";
 
 function packageVersion(): string {
@@ -27,6 +28,7 @@ export function buildProgram(): Command {
   registerAnalyzeCommand(program);
   registerTimelineCommand(program);
   registerCallCommand(program);
+  registerSimulateCommand(program);
   return program;
 }
 

@@ -1,0 +1,72 @@
+// `voxmetrics simulate` as a user runs it (the built CLI in a child process): bundled goldens, espeak-ng caller voice, pocketsphinx STT of the agent's espeak-ng speech, the reference agent on loopback, then --score.
+import { execFile } from "node:child_process";
+import { readFileSync, mkdtempSync, rmSync, existsSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { EspeakTts, PocketsphinxSpeechToText } from "../../src/index.js";
+import { startReferenceAgent, type ReferenceAgent } from "../../examples/reference-agent.js";
+import { REPO_ROOT } from "../helpers/shared.js";
+import { ensureBuilt } from "../helpers/dist.js";
+
+const run = promisify(execFile);
+const BIN = join(REPO_ROOT, "bin", "voxmetrics.js");
+const GOLDENS = join(REPO_ROOT, "examples", "goldens", "support-calls.jsonl");
+const HAS_ESPEAK = EspeakTts.isAvailable();
+const HAS_SPHINX = await new PocketsphinxSpeechToText().checkInstallation().then(
+  () => true,
+  () => false,
+);
+if (!HAS_ESPEAK || !HAS_SPHINX) console.warn("espeak-ng or pocketsphinx (with its en-us model) is missing: the offline simulate run is skipped (apt-get install espeak-ng pocketsphinx pocketsphinx-en-us)");
+
+let tmp: string;
+let agent: ReferenceAgent;
+
+beforeAll(async () => {
+  ensureBuilt();
+  tmp = mkdtempSync(join(tmpdir(), "vox-cli-sim-"));
+  agent = await startReferenceAgent({ delayMs: 300, vadSilenceMs: 400, voice: HAS_ESPEAK ? "espeak" : "synthetic", replies: ["Your order ships tomorrow.", "I can help with that refund today."] });
+}, 180_000);
+
+afterAll(async () => {
+  await agent.close();
+  rmSync(tmp, { recursive: true, force: true });
+});
+
+describe("voxmetrics simulate", () => {
+  it("--help lists the caller, TTS and STT choices with their defaults", async () => {
+    const { stdout } = await run("node", [BIN, "simulate", "--help"]);
+    const text = stdout.replace(/\s+/g, " ");
+    for (const d of ['"scripted", "model"', 'default: "scripted"', '"espeak", "openai"', '"pocketsphinx", "openai", "connector"', 'default: "connector"', "default: 10", "default: 0", 'default: "rule"']) expect(text).toContain(d);
+  });
+
+  it("a bad golden file names the file and field and exits 1 without calling", async () => {
+    const r = await run("node", [BIN, "simulate", join(REPO_ROOT, "package.json"), "--connector", "websocket", "--url", `${agent.url}/generic`, "--out", join(tmp, "bad")]).catch((e) => e);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/package\.json.*scenario/);
+  });
+
+  it.skipIf(!HAS_ESPEAK || !HAS_SPHINX)("simulates two bundled goldens offline (espeak-ng caller, pocketsphinx hearing the agent), writes the capture folder and scores it", async () => {
+    const out = join(tmp, "out");
+    const r = await run(
+      "node",
+      [BIN, "simulate", GOLDENS, "--connector", "websocket", "--url", `${agent.url}/generic`, "--receive-transcript-key", "text", "--turn-complete-type", "turn_complete", "--trailing-silence-ms", "600", "--turn-detection", "eager", "--stt", "pocketsphinx", "--max-turns", "2", "--concurrency", "2", "--out", out, "--score", "--workers", "0"],
+      { timeout: 150_000 },
+    ).catch((e) => e);
+    const lines = r.stdout.trim().split("\n").map((l: string) => JSON.parse(l));
+    expect(lines.map((l: { name: string }) => l.name)).toEqual(["order-status", "refund", "greeted-caller"]);
+    expect(lines[0]).toMatchObject({ end_reason: "max_turns", turns: 4, error: null });
+    expect(lines[1]).toMatchObject({ end_reason: "max_turns", turns: 4, error: null });
+    expect(r.stderr).toContain("[order-status] connected (websocket, half-duplex, scripted caller)");
+    expect(r.stderr).toMatch(/\d\/3 calls · refund: 4 turn\(s\)/);
+    const tc = JSON.parse(readFileSync(join(out, "order-status.json"), "utf8"));
+    expect(tc.turns[0]).toMatchObject({ role: "user", content: "Hi, I am calling about my order." });
+    expect(tc.turns[1].content).toBe("Your order ships tomorrow.");
+    expect(typeof tc.turns[1].metadata.stt_transcript).toBe("string");
+    expect(tc.metadata.simulation).toMatchObject({ caller: "scripted", tts: "espeak-ng:en-us", stt: "pocketsphinx-en-us" });
+    expect(existsSync(join(out, "recordings", "order-status.wav"))).toBe(true);
+    const scores = readFileSync(join(out, "scores.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    expect(scores.filter((s: { status: string }) => s.status === "ok").length).toBeGreaterThanOrEqual(2);
+  }, 180_000);
+});
