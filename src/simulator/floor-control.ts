@@ -192,21 +192,24 @@ export class ModelJudge implements InterruptionJudge {
   }
 }
 
-/** Gate of judge calls during one agent reply (§L6.2 frequency policy). */
+/**
+ * Gate of judge calls during one agent reply (§L6.2 frequency policy). Judgement k (from 0) waits
+ * for (k + 1) × minNewChars heard characters, and minJudgeIntervalS of agent speech since the last
+ * one: the thresholds sit on a fixed grid of the heard transcript, so the same reply gives the same
+ * judgements however the 50 ms loop's ticks fall.
+ */
 export class JudgeGate {
-  private lastChars = 0;
   private lastAtS = -Infinity;
   judgements = 0;
 
   constructor(private readonly policy: InterruptionPolicy) {}
 
-  /** True when a judgement may be made now: enough new heard characters and agent speech since the last one. */
+  /** True when a judgement may be made now. */
   ready(heardChars: number, elapsedS: number): boolean {
-    return heardChars - this.lastChars >= this.policy.minNewChars && elapsedS - this.lastAtS >= this.policy.minJudgeIntervalS;
+    return heardChars >= (this.judgements + 1) * this.policy.minNewChars && elapsedS - this.lastAtS >= this.policy.minJudgeIntervalS;
   }
 
-  mark(heardChars: number, elapsedS: number): void {
-    this.lastChars = heardChars;
+  mark(_heardChars: number, elapsedS: number): void {
     this.lastAtS = elapsedS;
     this.judgements++;
   }
