@@ -18,6 +18,8 @@ const CSV_COLUMNS = [
   "strict_mode",
   "metric_error",
   "reason",
+  "wer",
+  "cer",
 ] as const;
 
 /** RFC 4180 field: quoted when it holds a comma, quote or line break. */
@@ -31,8 +33,10 @@ function csvField(value: unknown): string {
 export function csvRows(r: RecordDigest): string[] {
   const head = [r.id, r.name, r.source.format, r.source.path, r.status, r.error?.code, r.error?.message];
   const metrics = Object.entries(r.metrics ?? {});
-  if (metrics.length === 0) return [[...head, "", "", "", "", "", "", "", ""].map(csvField).join(",")];
-  return metrics.map(([name, m]) => [...head, name, m.score, m.threshold, m.success, m.skipped, m.strict_mode, m.error, m.reason].map(csvField).join(","));
+  // The call's word and character error rates (transcript_accuracy), repeated on each of its rows.
+  const rates = [r.transcript_accuracy?.wer, r.transcript_accuracy?.cer];
+  if (metrics.length === 0) return [[...head, "", "", "", "", "", "", "", "", ...rates].map(csvField).join(",")];
+  return metrics.map(([name, m]) => [...head, name, m.score, m.threshold, m.success, m.skipped, m.strict_mode, m.error, m.reason, ...rates].map(csvField).join(","));
 }
 
 /** Streams rows to `<path>.<pid>.tmp`; `finish()` renames it over `path`, so the CSV is always whole. */

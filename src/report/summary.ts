@@ -12,12 +12,25 @@ export interface MetricSummary {
   pass_rate: number | null;
 }
 
+/** Transcript accuracy over the run: counts summed over every call that has transcript pairs. */
+export interface TranscriptAccuracySummary {
+  calls: number;
+  wer: number | null;
+  cer: number | null;
+  substitutions: number;
+  deletions: number;
+  insertions: number;
+  reference_words: number;
+}
+
 export interface RunSummary {
   calls: number;
   ok: number;
   errors: number;
   elapsed_s: number;
   metrics: Record<string, MetricSummary>;
+  /** Present when some call had transcript pairs (simulated calls with STT or agent transcripts). */
+  transcript_accuracy?: TranscriptAccuracySummary;
 }
 
 interface MetricTally {
@@ -34,6 +47,7 @@ export class SummaryAccumulator {
   private ok = 0;
   private errors = 0;
   private readonly metrics = new Map<string, MetricTally>();
+  private readonly words = { calls: 0, substitutions: 0, deletions: 0, insertions: 0, reference: 0, charErrors: 0, charReference: 0 };
 
   add(record: RecordDigest): void {
     this.calls++;
@@ -42,6 +56,17 @@ export class SummaryAccumulator {
       return;
     }
     this.ok++;
+    const ta = record.transcript_accuracy;
+    if (ta) {
+      const w = this.words;
+      w.calls++;
+      w.substitutions += ta.substitutions;
+      w.deletions += ta.deletions;
+      w.insertions += ta.insertions;
+      w.reference += ta.reference_words;
+      w.charErrors += ta.characters.substitutions + ta.characters.deletions + ta.characters.insertions;
+      w.charReference += ta.characters.reference_characters;
+    }
     for (const [name, m] of Object.entries(record.metrics ?? {})) {
       let t = this.metrics.get(name);
       if (!t) this.metrics.set(name, (t = { scores: [], passed: 0, judged: 0, skipped: 0, errors: 0 }));
@@ -71,6 +96,19 @@ export class SummaryAccumulator {
         pass_rate: t.judged ? t.passed / t.judged : null,
       };
     }
-    return { calls: this.calls, ok: this.ok, errors: this.errors, elapsed_s: Math.round(elapsedS * 1000) / 1000, metrics };
+    const out: RunSummary = { calls: this.calls, ok: this.ok, errors: this.errors, elapsed_s: Math.round(elapsedS * 1000) / 1000, metrics };
+    const w = this.words;
+    if (w.calls > 0) {
+      out.transcript_accuracy = {
+        calls: w.calls,
+        wer: w.reference ? (w.substitutions + w.deletions + w.insertions) / w.reference : null,
+        cer: w.charReference ? w.charErrors / w.charReference : null,
+        substitutions: w.substitutions,
+        deletions: w.deletions,
+        insertions: w.insertions,
+        reference_words: w.reference,
+      };
+    }
+    return out;
   }
 }

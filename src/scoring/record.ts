@@ -7,6 +7,7 @@ import type { InputFormat } from "../ingest/types.js";
 import type { MetricResult } from "../metrics/base-metric.js";
 import type { ErrorCode } from "../model/errors.js";
 import type { TurnRecord } from "./score-test-case.js";
+import type { TranscriptAccuracy } from "./transcript-accuracy.js";
 
 export interface RecordError {
   code: ErrorCode;
@@ -23,6 +24,8 @@ export interface ResultRecord {
   error: RecordError | null;
   metrics?: Record<string, MetricResult>;
   turns?: TurnRecord[];
+  /** WER / CER of the call's transcript pairs (transcript-accuracy.ts), when it has any. */
+  transcript_accuracy?: TranscriptAccuracy;
   /** Non-fatal observations made while reading the call (additive to interfaces.md). */
   warnings?: string[];
   elapsed_ms: number;
@@ -37,8 +40,10 @@ export function isResultRecord(value: unknown): value is ResultRecord {
 export type MetricDigest = Omit<MetricResult, "score_breakdown">;
 
 /** A record without turns and breakdowns (full records are digests too). */
-export interface RecordDigest extends Omit<ResultRecord, "metrics" | "turns"> {
+export interface RecordDigest extends Omit<ResultRecord, "metrics" | "turns" | "transcript_accuracy"> {
   metrics?: Record<string, MetricDigest>;
+  /** The call's rates without the per-turn list. */
+  transcript_accuracy?: Omit<TranscriptAccuracy, "turns">;
 }
 
 /**
@@ -53,8 +58,12 @@ export interface CallOutcome {
 
 /** Serialise a record and digest it. */
 export function toOutcome(record: ResultRecord): CallOutcome {
-  const { turns: _turns, metrics, ...rest } = record;
+  const { turns: _turns, metrics, transcript_accuracy, ...rest } = record;
   const digest: RecordDigest = { ...rest };
+  if (transcript_accuracy) {
+    const { turns: _t, ...call } = transcript_accuracy;
+    digest.transcript_accuracy = call;
+  }
   if (metrics) {
     digest.metrics = Object.fromEntries(Object.entries(metrics).map(([name, { score_breakdown: _b, ...m }]) => [name, m]));
   }

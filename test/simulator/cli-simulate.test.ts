@@ -68,5 +68,13 @@ describe("voxmetrics simulate", () => {
     expect(existsSync(join(out, "recordings", "order-status.wav"))).toBe(true);
     const scores = readFileSync(join(out, "scores.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
     expect(scores.filter((s: { status: string }) => s.status === "ok").length).toBeGreaterThanOrEqual(2);
+    // The agent's transcript against pocketsphinx's hearing of its espeak-ng audio, per turn and per call.
+    const order = scores.find((s: { name: string }) => s.name === "order-status");
+    expect(order.transcript_accuracy.by_kind.agent_said_vs_stt.reference_words).toBeGreaterThan(0);
+    expect(order.transcript_accuracy.turns.every((t: { kind: string; role: string }) => t.kind === "agent_said_vs_stt" && t.role === "assistant")).toBe(true);
+    const summary = JSON.parse(readFileSync(join(out, "summary.json"), "utf8"));
+    expect(summary.transcript_accuracy.calls).toBeGreaterThanOrEqual(2);
+    expect(summary.transcript_accuracy.wer).toBeGreaterThanOrEqual(0);
+    expect(r.stderr).toMatch(/transcripts \(\d call\(s\), \d+ reference words\): WER \d\.\d{3}/);
   }, 180_000);
 });
