@@ -47,6 +47,15 @@ describe("voxmetrics simulate", () => {
     expect(r.stderr).toMatch(/package\.json.*scenario/);
   });
 
+  it("--stt pocketsphinx without pocketsphinx stops before calling, with the install hint", async () => {
+    const r = await run("node", [BIN, "simulate", GOLDENS, "--connector", "websocket", "--url", `${agent.url}/generic`, "--stt", "pocketsphinx", "--tts", "openai", "--out", join(tmp, "nosphinx")], {
+      env: { ...process.env, POCKETSPHINX_PATH: join(tmp, "no-such-pocketsphinx"), OPENAI_API_KEY: "sk-unused" },
+    }).catch((e) => e);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/apt-get install/);
+    expect(existsSync(join(tmp, "nosphinx"))).toBe(false);
+  });
+
   it.skipIf(!HAS_ESPEAK || !HAS_SPHINX)("simulates two bundled goldens offline (espeak-ng caller, pocketsphinx hearing the agent), writes the capture folder and scores it", async () => {
     const out = join(tmp, "out");
     const r = await run(

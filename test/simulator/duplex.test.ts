@@ -120,6 +120,16 @@ describe("duplex floor control against the reference agent", () => {
     expect(tc.turns.some((t) => t.interrupted === true)).toBe(false);
   }, 60_000);
 
+  it("speaks_first = false in duplex: the agent's greeting is the first turn and the caller answers it", async () => {
+    const a = await agent({ greeting: "Hello, thanks for calling." });
+    const g = parseGolden({ name: "greeted", scenario: "s", turns: [{ role: "user", content: "Where is my order?" }], persona: { characteristics: "patient", speaks_first: false, interruption_behavior: { frequency: "rare", overlap: "yield" } } }, dir, "test:greeted");
+    const { results } = await runSimulations([g], () => connector(a), { outDir: join(dir, "greeted"), tts: CALLER_TTS, duplex: true, maxTurns: 1, makePolicy: (x) => new ScriptedCallerPolicy(x.script) });
+    const tc = results[0].testCase!;
+    expect(results[0].record!.endReason).toBe("max_turns");
+    expect(tc.turns.map((t) => `${t.role}:${t.content}`)).toEqual(["assistant:Hello, thanks for calling.", "user:Where is my order?", `assistant:${LONG_REPLY}`]);
+    expect(tc.turns[0].audio!.start_time).toBe(0);
+  }, 60_000);
+
   it("the same golden with the same seed gives the same call twice", async () => {
     const a = await agent();
     const g = golden("replay", "frequent", "yield", ["Where is my order?", "Please go on.", "Thanks."]);

@@ -152,6 +152,12 @@ describe("model judge (duplex, reference agent)", () => {
     expect(results[0].record!.endReason).toBe("caller_model_error");
     expect(results[0].error!.code).toBe("MODEL_BAD_RESPONSE");
     expect(results[0].testCase!.metadata!.end_reason).toBe("caller_model_error");
+    // The agent was still talking when the call ended: its turn was not heard to its end signal.
+    const cut = results[0].testCase!.turns.find((t) => t.role === "assistant")!;
+    expect(cut.metadata).toMatchObject({ ended_without_agent_signal: true, intended_content: expect.stringMatching(/^Thanks for calling/) });
+    expect(cut.interrupted ?? null).toBeNull();
+    expect(cut.metadata!.intended_content).not.toBe(cut.content);
+    expect((cut.metadata!.intended_content as string).startsWith(cut.content)).toBe(true);
   }, 60_000);
 });
 
