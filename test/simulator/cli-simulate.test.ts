@@ -1,6 +1,6 @@
 // `voxmetrics simulate` as a user runs it (the built CLI in a child process): bundled goldens, espeak-ng caller voice, pocketsphinx STT of the agent's espeak-ng speech, the reference agent on loopback, then --score.
 import { execFile } from "node:child_process";
-import { readFileSync, mkdtempSync, rmSync, existsSync } from "node:fs";
+import { readFileSync, mkdtempSync, rmSync, existsSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EspeakTts, PocketsphinxSpeechToText } from "../../src/index.js";
 import { startReferenceAgent, type ReferenceAgent } from "../../examples/reference-agent.js";
 import { REPO_ROOT } from "../helpers/shared.js";
+import { startFakeOpenAI, TEST_KEY } from "../speech/openai-server.js";
 import { ensureBuilt } from "../helpers/dist.js";
 
 const run = promisify(execFile);
@@ -46,6 +47,30 @@ describe("voxmetrics simulate", () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/package\.json.*scenario/);
   });
+
+  it("--caller model --tts openai: the chat model speaks through the OpenAI-compatible voice, the key stays in the environment", async () => {
+    const server = await startFakeOpenAI();
+    try {
+      server.chat = { content: JSON.stringify({ utterance: "Where is my parcel? Thanks, bye.", expected_outcome_reached: false, end_call: true }) };
+      const goldens = join(tmp, "model.json");
+      writeFileSync(goldens, JSON.stringify({ name: "model-call", scenario: "A late parcel.", persona: { characteristics: "busy", voice: "nova" } }));
+      const out = join(tmp, "model-out");
+      const r = await run("node", [BIN, "simulate", goldens, "--connector", "websocket", "--url", `${agent.url}/generic`, "--receive-transcript-key", "text", "--turn-complete-type", "turn_complete", "--turn-detection", "eager", "--trailing-silence-ms", "600", "--caller", "model", "--tts", "openai", "--out", out], {
+        env: { ...process.env, OPENAI_BASE_URL: server.url, OPENAI_API_KEY: TEST_KEY, VOXMETRICS_CHAT_MODEL: "test-chat" },
+        timeout: 60_000,
+      }).catch((e) => e);
+      expect(JSON.parse(r.stdout.trim())).toMatchObject({ name: "model-call", end_reason: "caller_sign_off", error: null });
+      expect(r.stderr).toContain("model caller");
+      expect(r.stderr).toContain("chat test-chat");
+      const tc = JSON.parse(readFileSync(join(out, "model-call.json"), "utf8"));
+      expect(tc.turns[0]).toMatchObject({ role: "user", content: "Where is my parcel? Thanks, bye." });
+      expect(server.requests.filter((q) => q.path === "/v1/audio/speech").map((q) => q.json!.voice)).toEqual(["nova"]);
+      expect(r.stderr).not.toContain(TEST_KEY);
+      expect(readFileSync(join(out, "model-call.json"), "utf8")).not.toContain(TEST_KEY);
+    } finally {
+      await server.close();
+    }
+  }, 90_000);
 
   it("--stt pocketsphinx without pocketsphinx stops before calling, with the install hint", async () => {
     const r = await run("node", [BIN, "simulate", GOLDENS, "--connector", "websocket", "--url", `${agent.url}/generic`, "--stt", "pocketsphinx", "--tts", "openai", "--out", join(tmp, "nosphinx")], {
