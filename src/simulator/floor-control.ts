@@ -206,7 +206,7 @@ export class JudgeGate {
 
   /** True when a judgement may be made now. */
   ready(heardChars: number, elapsedS: number): boolean {
-    return heardChars >= (this.judgements + 1) * this.policy.minNewChars && elapsedS - this.lastAtS >= this.policy.minJudgeIntervalS;
+    return heardChars >= (this.judgements + 1) * this.policy.minNewChars && elapsedS - this.lastAtS >= this.policy.minJudgeIntervalS - 1e-9;
   }
 
   mark(_heardChars: number, elapsedS: number): void {

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   BackgroundNoise,
+  RealtimeConnector,
   ScriptedCallerPolicy,
   WebSocketConnector,
   decodeAudio,
@@ -14,6 +15,8 @@ import {
   parseGolden,
   readGoldenFile,
   runSimulations,
+  resolveScoreOptions,
+  scoreCall,
   scoreTestCase,
   writeWavPcm16,
   type ConversationalGolden,
@@ -142,6 +145,21 @@ describe("personas against the reference agent (half-duplex)", () => {
       const scored = scoreTestCase(call.testCase);
       expect(scored.metrics["Agent Responsiveness"].score).toBe(1);
     }
+  });
+
+  it("the agent's transcription of the caller lands in the user turn (agent_transcript) and score reports how well the agent heard", async () => {
+    const a = await agent({ callerTranscripts: ["where is my order", "can you check a gain"] });
+    const g = golden({ name: "heard", turns: [{ role: "user", content: "Where is my order?" }, { role: "user", content: "Can you check again?" }], persona: { characteristics: "calm" } });
+    const out = join(dir, "heard");
+    const { results } = await runSimulations([g], () => new RealtimeConnector({ url: `${a.url}/realtime`, turnDetection: { preset: "eager", maxTurnTimeoutS: 5 } }), { outDir: out, tts: CALLER_TTS, maxTurns: 2, makePolicy: (x) => new ScriptedCallerPolicy(x.script) });
+    const tc = results[0].testCase!;
+    const users = tc.turns.filter((t) => t.role === "user");
+    expect(users.map((t) => t.metadata!.agent_transcript)).toEqual(["where is my order", "can you check a gain"]);
+    const ref = discoverCalls([out]).calls[0];
+    const record = scoreCall({ ref, ingest: {}, score: resolveScoreOptions() });
+    const ta = record.transcript_accuracy!;
+    expect(ta.by_kind.agent_heard_caller).toMatchObject({ substitutions: 1, insertions: 1, deletions: 0, reference_words: 8 });
+    expect(ta.turns.map((t) => t.wer)).toEqual([0, 0.5]);
   });
 
   it("muted: every caller turn is empty text with 1.0 s of digital silence; hold_timeout hangs up once consecutive silent exchanges reach it", async () => {
