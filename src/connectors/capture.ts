@@ -91,6 +91,8 @@ export interface CallRecord {
   callerTranscripts: string[];
   scenario?: string | null;
   expectedOutcome?: string | null;
+  /** The simulated caller's persona characteristics (deepeval's user_description). */
+  userDescription?: string | null;
   /** More call metadata (simulated callers: persona, policy, costs, floor events). */
   metadata?: Record<string, unknown>;
 }
@@ -217,6 +219,6 @@ export function buildCapture(call: CallRecord, options: BuildCaptureOptions = {}
   if (call.warnings.length) metadata.warnings = call.warnings;
   if (call.callerTranscripts.length) metadata.caller_transcripts = call.callerTranscripts;
   if (call.metadata) Object.assign(metadata, call.metadata);
-  const testCase = createTestCase({ name: call.name, turns, metadata, scenario: call.scenario ?? null, expected_outcome: call.expectedOutcome ?? null });
+  const testCase = createTestCase({ name: call.name, turns, metadata, scenario: call.scenario ?? null, expected_outcome: call.expectedOutcome ?? null, user_description: call.userDescription ?? null });
   return { testCase, clips, sampleRate: rate, originAt };
 }

@@ -247,6 +247,7 @@ export async function simulateCall(golden: ConversationalGolden, connector: Voic
     callerTranscripts: [],
     scenario: golden.scenario,
     expectedOutcome: golden.expectedOutcome,
+    userDescription: golden.persona?.characteristics ?? null,
   };
   const end = (reason: EndReason | SimulationEndReason, e: unknown = null) => {
     record.endReason ??= reason;

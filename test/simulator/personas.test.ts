@@ -134,6 +134,7 @@ describe("personas against the reference agent (half-duplex)", () => {
     ]);
     // Half-duplex never sets interrupted.
     for (const r of results) for (const t of r.testCase!.turns) expect(t.interrupted ?? null).toBeNull();
+    expect(s.testCase!).toMatchObject({ scenario: "Order status", user_description: "calm" });
     expect(s.testCase!.metadata).toMatchObject({ end_reason: "caller_sign_off", simulation: { caller: "scripted", caller_turns: 3 } });
     expect(g.testCase!.turns.map((t) => `${t.role}:${t.content}`).slice(0, 2)).toEqual(["assistant:Hello, thanks for calling.", "user:Where is my order?"]);
     expect(g.testCase!.turns[0].audio!.start_time).toBe(0);
