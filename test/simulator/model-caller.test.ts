@@ -161,6 +161,27 @@ describe("model judge (duplex, reference agent)", () => {
   }, 60_000);
 });
 
+describe("streaming STT fallback (duplex, no connector transcript)", () => {
+  it("the caller hears the agent through STT of every ~1 s of new audio, barges on it, and the cut turn's content is the STT of what was played", async () => {
+    server.transcription = { text: "thanks for calling i can see your account here" };
+    const stt = new OpenAISpeechToText({ model: "whisper-1", client: { maxRetries: 0 } }, { env: env() });
+    const noTranscript = () => new WebSocketConnector({ url: `${agent.url}/generic`, turnDetection: { preset: "eager", maxTurnTimeoutS: 15 }, turnCompleteType: "turn_complete", trailingSilenceMs: 300 });
+    const g = golden("stt-heard", { turns: [{ role: "user", content: "Where is my order?" }, { role: "user", content: "Just the date please." }], persona: { characteristics: "impatient", interruption_behavior: { frequency: "frequent", overlap: "adaptive" } } });
+    const { results } = await runSimulations([g], noTranscript, { outDir: join(dir, "stt-heard"), tts: CALLER_TTS, stt, duplex: true, seed: 7, maxTurns: 2, makePolicy: (x) => new ScriptedCallerPolicy(x.script) });
+    expect(results[0].error).toBeNull();
+    const tc = results[0].testCase!;
+    const cut = tc.turns.find((t) => t.interrupted === true)!;
+    expect(cut).toBeDefined();
+    expect(cut.content).toBe("thanks for calling i can see your account here");
+    expect(cut.metadata!.intended_content).toBeUndefined();
+    const barge = tc.turns.find((t) => t.metadata?.barge_in === true)!;
+    expect(barge.content).toBe("Just the date please.");
+    // Fallback passes ran while the agent talked (each on the audio so far), then the cut turn was transcribed whole, padded.
+    const uploads = server.requests.filter((q) => q.path === "/v1/audio/transcriptions");
+    expect(uploads.length).toBeGreaterThanOrEqual(2);
+  }, 60_000);
+});
+
 describe("OpenAI-compatible TTS and STT inside a simulation", () => {
   it("speaks through /audio/speech (persona voice passed), hears through /audio/transcriptions when the connector gives no transcript, and accounts both costs", async () => {
     server.transcription = { text: "your parcel arrives friday", usage: { type: "tokens", input_tokens: 50, output_tokens: 10, input_token_details: { audio_tokens: 50 } } };
