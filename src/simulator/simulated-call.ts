@@ -645,10 +645,14 @@ async function runDuplex(caller: Caller, record: CallRecord, behavior: Interrupt
           state("overlap");
           let outcome: "yielded_to" | "early_yield" | "grace_miss" | null = null;
           let graceWait = false;
+          let quietTicks = 0;
           while (outcome === null) {
             await sleep(FLOOR_POLL_MS);
             const overlapMs = monotonicMs() - firstFrameAt;
-            if (!agentTalking(t)) outcome = "yielded_to";
+            // The agent has stopped when its turn ended, or when it has been quiet at two ticks in a row:
+            // one quiet tick can be a stalled event loop whose queued frames are not read yet.
+            quietTicks = agentTalking(t) ? 0 : quietTicks + 1;
+            if (t.result !== null || quietTicks >= 2) outcome = "yielded_to";
             else if (behavior.overlap === "yield" && overlapMs >= preset.overlapYieldMs) outcome = "early_yield";
             else if (overlapMs >= preset.interruptGraceMs) outcome = "grace_miss";
             else if (!graceWait && behavior.overlap !== "yield" && overlapMs >= preset.overlapYieldMs) {
