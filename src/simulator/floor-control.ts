@@ -95,6 +95,8 @@ export interface JudgeInput {
   elapsedS: number;
   /** Judgements already made during this reply. */
   judgementIndex: number;
+  /** An earlier barge in this call missed its grace period (the agent talked over the caller). */
+  frustrated?: boolean;
   signal?: AbortSignal;
 }
 
@@ -147,6 +149,9 @@ const LEVEL_GUIDANCE: Readonly<Record<InterruptionFrequency, string>> = Object.f
   frequent: "You are impatient and interrupt often, as soon as you have heard enough to answer or object.",
 });
 
+/** Added to the judge prompt once a barge of this call was talked over (a grace miss). */
+export const FRUSTRATION_GUIDANCE = "Earlier in this call you tried to cut in and the agent talked over you until you gave up: you are frustrated and less patient now.";
+
 interface ModelJudgeReply {
   should_interrupt?: unknown;
   reason?: unknown;
@@ -165,6 +170,7 @@ export function modelJudgeMessages(input: JudgeInput): Array<{ role: "system" | 
         p ? `The caller: ${p.characteristics}` : null,
         `Scenario: ${input.golden.scenario}`,
         LEVEL_GUIDANCE[input.behavior.frequency],
+        input.frustrated ? FRUSTRATION_GUIDANCE : null,
         'Answer with a JSON object only: {"should_interrupt": true|false, "reason": "<why>", "utterance": "<what the caller says when cutting in, or null>"}.',
       ]
         .filter((l): l is string => l !== null)

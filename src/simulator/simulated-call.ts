@@ -109,6 +109,8 @@ class Caller {
   readonly warnings: string[] = [];
   readonly floorEvents: Array<{ state: FloorState; at_s: number; turn?: number }> = [];
   callerTurns = 0;
+  /** Barges of this call that missed their grace period. */
+  graceMisses = 0;
   readonly maxTurns: number;
   readonly noise: BackgroundNoise | null;
   readonly random: () => number;
@@ -623,7 +625,7 @@ async function runDuplex(caller: Caller, record: CallRecord, behavior: Interrupt
         gate.mark(heard.length, elapsedS);
         let decision;
         try {
-          decision = await judge.decide({ golden: caller.golden, behavior, history: caller.history, heard, elapsedS, judgementIndex: gate.judgements - 1 });
+          decision = await judge.decide({ golden: caller.golden, behavior, history: caller.history, heard, elapsedS, judgementIndex: gate.judgements - 1, frustrated: caller.graceMisses > 0 });
         } catch (e) {
           throw new EndCall("caller_model_error", e);
         }
@@ -682,6 +684,7 @@ async function runDuplex(caller: Caller, record: CallRecord, behavior: Interrupt
           if (outcome === "grace_miss") {
             c.metadata!.frustrated = true;
             c.metadata!.grace_missed_ms = preset.interruptGraceMs;
+            caller.graceMisses++;
             state("frustrated_yield");
             const sorry = await caller.voice(FRUSTRATED_UTTERANCE);
             await say(sorry, { frustrated_yield: true });

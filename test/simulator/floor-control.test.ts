@@ -1,6 +1,6 @@
 // Floor-control pieces of §L6.2 in isolation: the policy and preset tables, the 13 chars/s whole-word heard cap, the judgement grid, the seeded rule judge.
 import { describe, expect, it } from "vitest";
-import { DEFAULT_FLOOR_CONTROL, FLOOR_CONTROL_PRESETS, FLOOR_POLL_MS, FLOOR_STATES, FRUSTRATED_UTTERANCE, INTERRUPTION_POLICIES, JudgeGate, RuleBasedJudge, heardTranscript, parseGolden } from "../../src/index.js";
+import { FRUSTRATION_GUIDANCE, modelJudgeMessages, DEFAULT_FLOOR_CONTROL, FLOOR_CONTROL_PRESETS, FLOOR_POLL_MS, FLOOR_STATES, FRUSTRATED_UTTERANCE, INTERRUPTION_POLICIES, JudgeGate, RuleBasedJudge, heardTranscript, parseGolden } from "../../src/index.js";
 
 describe("§L6.2 tables", () => {
   it("frequency policies, overlap presets, bare defaults, states, loop period and the frustrated utterance are the spec's", () => {
@@ -60,5 +60,21 @@ describe("judgement grid and rule judge", () => {
       const share = (await run(9, f)).filter(Boolean).length / 2000;
       expect(Math.abs(share - p)).toBeLessThan(0.04);
     }
+  });
+});
+
+describe("model judge prompt", () => {
+  it("holds the persona, scenario, level guidance, previous turns and the heard transcript, and the frustration once a barge was talked over", () => {
+    const golden = parseGolden({ scenario: "Late parcel", persona: { characteristics: "a nurse on a break" } }, "/", "t");
+    const input = { golden, behavior: { frequency: "rare" as const, overlap: "insist" as const }, history: [{ role: "caller" as const, text: "Where is it?" }, { role: "agent" as const, text: "Let me see." }], heard: "Your parcel", elapsedS: 1, judgementIndex: 0 };
+    const [system, user] = modelJudgeMessages(input);
+    expect(system.content).toContain("a nurse on a break");
+    expect(system.content).toContain("Late parcel");
+    expect(system.content).toMatch(/almost never interrupt/);
+    expect(system.content).toContain('"should_interrupt"');
+    expect(system.content).not.toContain(FRUSTRATION_GUIDANCE);
+    expect(user.content).toContain("You: Where is it?\nAgent: Let me see.");
+    expect(user.content).toContain('heard so far): "Your parcel"');
+    expect(modelJudgeMessages({ ...input, frustrated: true })[0].content).toContain(FRUSTRATION_GUIDANCE);
   });
 });
