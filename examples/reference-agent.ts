@@ -33,6 +33,8 @@ export interface ReferenceAgentOptions {
   replies?: readonly string[];
   /** Speak a greeting as soon as a call connects. */
   greeting?: string | null;
+  /** Realtime protocol: what the agent "heard" of each caller utterance (cycled), sent as input_audio_transcription.completed; empty = none. */
+  callerTranscripts?: readonly string[];
   /** Misbehave on request. */
   misbehave?: Misbehaviour;
   /** hang-up-mid-reply: audio sent before hanging up, in ms. */
@@ -65,6 +67,7 @@ export const DEFAULT_REFERENCE_AGENT_OPTIONS: Readonly<Required<ReferenceAgentOp
     "Of course. Is there anything else I can help you with today?",
   ]) as readonly string[],
   greeting: null,
+  callerTranscripts: Object.freeze([]) as readonly string[],
   misbehave: "none",
   hangUpAfterMs: 400,
   trickleIntervalMs: 150,
@@ -370,6 +373,9 @@ class Session {
   }
 
   private answer(n: number, heard: Int16Array[], speechEndAt: number): void {
+    if (this.protocol === "realtime" && this.o.callerTranscripts.length > 0) {
+      this.send({ type: "conversation.item.input_audio_transcription.completed", item_id: `caller_${this.id}_${n}`, content_index: 0, transcript: this.o.callerTranscripts[n % this.o.callerTranscripts.length] });
+    }
     if (this.o.misbehave === "never-answer") return;
     if (this.o.misbehave === "stall" && n > 0) return;
     const text = this.o.replies[n % this.o.replies.length];

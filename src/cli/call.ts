@@ -29,7 +29,31 @@ import {
 } from "../index.js";
 import { DEFAULT_POOL_OPTIONS } from "../pool/index.js";
 
-interface CallFlags {
+/** The connector flags (see addConnectorOptions). */
+export interface ConnectorFlags {
+  connector: string;
+  url?: string;
+  turnDetection: TurnDetectionPreset;
+  header: string[];
+  sampleRate: number;
+  trailingSilenceMs: number;
+  connectTimeout: number;
+  sendKey: string;
+  receiveAudioKey: string;
+  receiveTranscriptKey?: string;
+  turnCompleteType?: string;
+  typeKey: string;
+  binaryOutbound?: boolean;
+  binaryInbound?: boolean;
+  readyOn: "connect" | "message";
+  initMessage: string[];
+  turnMode: RealtimeTurnMode;
+  apiVersion: "beta" | "ga";
+  agentId?: string;
+  resampler: ResamplerKind;
+}
+
+interface CallFlags extends ConnectorFlags {
   connector: string;
   url?: string;
   script: string[];
@@ -73,19 +97,13 @@ function parseNumber(min: number, integer: boolean) {
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 
-export function registerCallCommand(program: Command): void {
+/** The connector flags `call` and `simulate` share. */
+export function addConnectorOptions(command: Command): Command {
   const ws = DEFAULT_WEBSOCKET_CONNECTOR_OPTIONS;
-  program
-    .command("call")
-    .description("call a voice agent for each caller script, record every call (deepeval test case + simulation folder + stereo recording) into --out")
+  return command
     .requiredOption("--connector <kind>", "websocket | realtime | elevenlabs | a module exporting createConnector(), a connector class or an agent function")
     .option("--url <url>", "agent URL (ws:// or wss://); for elevenlabs instead of --agent-id")
-    .requiredOption("--script <file>", "caller script (.json object or array, or .jsonl, one script per line); repeatable", collect, [] as string[])
-    .requiredOption("--out <folder>", "output folder: <name>.json per call, simulation-…/ turn WAVs, recordings/<name>.wav")
     .addOption(new Option("--turn-detection <preset>", "end-of-turn preset: eager 500 ms/20 s, balanced 800 ms/30 s, patient 2500 ms/120 s").choices(["eager", "balanced", "patient"]).default("balanced"))
-    .option("--duplex", "full duplex: agent audio is read while the caller speaks (barge-ins need it)")
-    .option("--score", "score the captured calls when done (<out>/scores.jsonl, <out>/summary.json)")
-    .option("--concurrency <n>", "calls in flight at once, each on its own connection", parseNumber(1, true), DEFAULT_RUN_SCRIPTED_CALLS_OPTIONS.concurrency)
     .option("--header <name: value>", "handshake header; ${NAME} in the value reads environment variable NAME (quote it: '…'); repeatable", collect, [] as string[])
     .option("--sample-rate <hz>", "PCM rate sent to the agent (elevenlabs: taken from the agent)", parseNumber(4000, true), ws.sampleRate)
     .option("--trailing-silence-ms <ms>", "zeros appended to each caller turn so the agent's VAD fires", parseNumber(0, false), ws.trailingSilenceMs)
@@ -102,9 +120,19 @@ export function registerCallCommand(program: Command): void {
     .addOption(new Option("--turn-mode <mode>", "realtime: server VAD (trailing silence) or push-to-talk (commit)").choices(["server-vad", "push-to-talk"]).default(DEFAULT_REALTIME_CONNECTOR_OPTIONS.turnMode))
     .addOption(new Option("--api-version <v>", "realtime: session.update shape").choices(["beta", "ga"]).default(DEFAULT_REALTIME_CONNECTOR_OPTIONS.apiVersion))
     .option("--agent-id <id>", "elevenlabs: agent id (key from ELEVENLABS_API_KEY when set)")
+    .addOption(new Option("--resampler <kind>", "caller audio to the connector's rate").choices(["linear", "band-limited"]).default("linear"));
+}
+
+export function registerCallCommand(program: Command): void {
+  addConnectorOptions(program.command("call"))
+    .description("call a voice agent for each caller script, record every call (deepeval test case + simulation folder + stereo recording) into --out")
+    .requiredOption("--script <file>", "caller script (.json object or array, or .jsonl, one script per line); repeatable", collect, [] as string[])
+    .requiredOption("--out <folder>", "output folder: <name>.json per call, simulation-…/ turn WAVs, recordings/<name>.wav")
+    .option("--duplex", "full duplex: agent audio is read while the caller speaks (barge-ins need it)")
+    .option("--score", "score the captured calls when done (<out>/scores.jsonl, <out>/summary.json)")
+    .option("--concurrency <n>", "calls in flight at once, each on its own connection", parseNumber(1, true), DEFAULT_RUN_SCRIPTED_CALLS_OPTIONS.concurrency)
     .option("--voice <name>", "espeak-ng voice for text turns", DEFAULT_ESPEAK_TTS_OPTIONS.voice)
     .option("--tts-rate <wpm>", "espeak-ng speaking rate (words per minute)", parseNumber(80, true), DEFAULT_ESPEAK_TTS_OPTIONS.wordsPerMinute)
-    .addOption(new Option("--resampler <kind>", "caller audio to the connector's rate").choices(["linear", "band-limited"]).default("linear"))
     .option("--barge-in-grace-ms <ms>", "a barge-in succeeds when the agent stops within this time", parseNumber(0, false), DEFAULT_SCRIPTED_CALL_OPTIONS.bargeInGraceMs)
     .option("--workers <n>", "with --score: worker threads", parseNumber(0, true), DEFAULT_POOL_OPTIONS.workers)
     .action(async (flags: CallFlags) => {
@@ -133,7 +161,7 @@ async function moduleConnector(spec: string, base: { turnDetection: TurnDetectio
   throw new InvalidArgumentError(`${spec} exports no createConnector(), connector class or agent function (default, agent or connector)`);
 }
 
-async function connectorFactory(flags: CallFlags): Promise<{ make: () => VoiceConnector | Promise<VoiceConnector>; info: Record<string, unknown> }> {
+export async function connectorFactory(flags: ConnectorFlags): Promise<{ make: () => VoiceConnector | Promise<VoiceConnector>; info: Record<string, unknown> }> {
   const base = { turnDetection: flags.turnDetection, resampler: flags.resampler };
   const wsBase: Omit<WebSocketConnectorOptions, "url"> = {
     ...base,

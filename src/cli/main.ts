@@ -7,6 +7,7 @@ import { registerReportCommand } from "./report.js";
 import { registerReplayCommand } from "./replay.js";
 import { registerMergeCommand } from "./merge.js";
 import { registerScoreCommand } from "./score.js";
+import { registerSimulateCommand } from "./simulate.js";
 import { registerTimelineCommand } from "./timeline.js";
 import { registerWorkerCommand } from "./worker.js";
 
@@ -35,6 +36,7 @@ export function buildProgram(): Command {
   registerReplayCommand(program);
   registerMergeCommand(program);
   registerWorkerCommand(program);
+  registerSimulateCommand(program);
   return program;
 }
 

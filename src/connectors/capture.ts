@@ -12,6 +12,13 @@ import type { TurnEndCause } from "./types.js";
 /** end_reason values Agent Responsiveness recognises (voice-metrics.md §5.5). */
 export type EndReason = "agent_hangup" | "error" | "idle_timeout";
 
+/**
+ * Why a simulated caller ended the call (not failures of the agent, so Agent Responsiveness does
+ * not count them): it said its sign-off, used its turns, waited on hold too long, reached the
+ * expected outcome, or its model (TTS, STT, chat) failed.
+ */
+export type SimulationEndReason = "caller_sign_off" | "max_turns" | "hold_timeout" | "expected_outcome" | "caller_model_error";
+
 export interface CallerTurnRecord {
   role: "user";
   /** The audio actually spoken, at `sampleRate`, without the trailing-silence pad. */
@@ -34,6 +41,8 @@ export interface CallerTurnRecord {
   frameLatenessMs: number[];
   /** The uplink was cut short by stopUplink(). */
   stopped?: boolean;
+  /** More turn metadata (simulated callers: barge-in outcome, agent-side transcript). */
+  metadata?: Record<string, unknown>;
 }
 
 export interface AgentTurnRecord {
@@ -52,6 +61,10 @@ export interface AgentTurnRecord {
   interrupted: boolean;
   /** The agent announced an interruption (realtime speech_started/truncated, ElevenLabs interruption). */
   interruptionSignalled?: boolean;
+  /** The turn's content when it is not the connector transcript (STT of the audio, or what the caller heard). */
+  content?: string | null;
+  /** More turn metadata (simulated callers: intended_content, stt_transcript). */
+  metadata?: Record<string, unknown>;
 }
 
 export type CapturedTurn = CallerTurnRecord | AgentTurnRecord;
@@ -71,13 +84,17 @@ export interface CallRecord {
   connectedAt: number | null;
   endedAt: number;
   turns: CapturedTurn[];
-  endReason: EndReason | null;
+  endReason: EndReason | SimulationEndReason | null;
   error: { code: string; message: string } | null;
   warnings: string[];
   /** The caller's words as the agent transcribed them, when it said. */
   callerTranscripts: string[];
   scenario?: string | null;
   expectedOutcome?: string | null;
+  /** The simulated caller's persona characteristics (deepeval's user_description). */
+  userDescription?: string | null;
+  /** More call metadata (simulated callers: persona, policy, costs, floor events). */
+  metadata?: Record<string, unknown>;
 }
 
 /** The engine's speech activity (acoustics VAD) on a clip: the end of its last speech segment, in seconds, or null. */
@@ -160,6 +177,7 @@ export function buildCapture(call: CallRecord, options: BuildCaptureOptions = {}
           uplink_frame_lateness_p99_ms: round3(percentile([...t.frameLatenessMs].sort((a, b) => a - b), 99) ?? 0),
           ...(t.bargeIn ? { barge_in: true, barge_in_honoured: t.bargeInHonoured ?? false } : {}),
           ...(t.stopped ? { uplink_stopped: true } : {}),
+          ...t.metadata,
         },
       });
     } else {
@@ -167,7 +185,7 @@ export function buildCapture(call: CallRecord, options: BuildCaptureOptions = {}
       const perceived = t.startedAt !== null && lastUserSpeechEndAt !== null ? round3(t.startedAt - lastUserSpeechEndAt) : null;
       turns.push({
         role: "assistant",
-        content: t.transcript ?? "",
+        content: t.content ?? t.transcript ?? "",
         audio,
         latency_ms: t.latencyMs === null ? null : round3(t.latencyMs),
         interrupted: t.interrupted ? true : null,
@@ -179,6 +197,7 @@ export function buildCapture(call: CallRecord, options: BuildCaptureOptions = {}
           end_of_turn: t.endedBy,
           transcript_source: t.transcript !== null ? "connector" : null,
           ...(t.interruptionSignalled ? { interruption_signalled: true } : {}),
+          ...t.metadata,
         },
       });
     }
@@ -199,6 +218,7 @@ export function buildCapture(call: CallRecord, options: BuildCaptureOptions = {}
   if (call.error) metadata.error = call.error;
   if (call.warnings.length) metadata.warnings = call.warnings;
   if (call.callerTranscripts.length) metadata.caller_transcripts = call.callerTranscripts;
-  const testCase = createTestCase({ name: call.name, turns, metadata, scenario: call.scenario ?? null, expected_outcome: call.expectedOutcome ?? null });
+  if (call.metadata) Object.assign(metadata, call.metadata);
+  const testCase = createTestCase({ name: call.name, turns, metadata, scenario: call.scenario ?? null, expected_outcome: call.expectedOutcome ?? null, user_description: call.userDescription ?? null });
   return { testCase, clips, sampleRate: rate, originAt };
 }

@@ -2,7 +2,7 @@
 export * from "./protocol.js";
 export * from "./types.js";
 export * from "./turn-detection.js";
-export { collectAgentTurn, type CollectOptions, type CollectedAgentTurn } from "./turn-engine.js";
+export { collectAgentTurn, type CollectOptions, type CollectedAgentTurn, type TurnProgress } from "./turn-engine.js";
 export { AsyncQueue, type QueueRead } from "./queue.js";
 export { monotonicMs, sleepUntil, AbortedError } from "./clock.js";
 export { FRAME_MS, SILENCE_RMS, frameSamples, splitFrames, frameRms } from "./frames.js";
@@ -29,5 +29,6 @@ export {
   type CapturedClip,
   type CapturedTurn,
   type EndReason,
+  type SimulationEndReason,
 } from "./capture.js";
 export { renderConversationWav, renderStereoWav, safeName, startCaptureRun, writeCallCapture, type CaptureRun } from "./capture-output.js";

@@ -28,6 +28,20 @@ export interface CollectOptions {
   signal?: AbortSignal;
   /** Called once, when the first speech frame is read. */
   onSpeechStart?: (firstAudioAt: number) => void;
+  /** Called after each event once the turn has started: what is kept so far (a duplex caller listens while the agent talks). */
+  onProgress?: (progress: TurnProgress) => void;
+}
+
+/** An agent turn in progress. */
+export interface TurnProgress {
+  /** Samples kept so far. */
+  samples: number;
+  /** Monotonic ms the last speech (non-silent) frame was received. */
+  lastSpeechAt: number;
+  /** Latest transcript, or null. */
+  transcript: string | null;
+  /** The PCM kept so far (concatenated on demand). */
+  pcm: () => Int16Array;
 }
 
 export interface CollectedAgentTurn {
@@ -74,6 +88,8 @@ export async function collectAgentTurn(queue: AsyncQueue<AgentEvent>, options: C
   let silenceMs = 0;
   let transcript: string | null = null;
   let interruptionSignalled = false;
+  let lastSpeechAt = 0;
+  let keptSamples = 0;
 
   const done = (endedBy: TurnEndCause, error: Error | null = null): CollectedAgentTurn => ({
     pcm: concatPcm(parts),
@@ -122,11 +138,16 @@ export async function collectAgentTurn(queue: AsyncQueue<AgentEvent>, options: C
           options.onSpeechStart?.(firstAudioAt);
         }
         parts.push(frame.slice());
+        keptSamples += frame.length;
         if (silent) silenceMs += frameMs;
-        else silenceMs = 0;
+        else {
+          silenceMs = 0;
+          lastSpeechAt = ev.receivedAt;
+        }
         if (!believe && silenceMs >= detection.endOfTurnSilenceMs) return done("silence");
       }
     }
+    if (firstAudioAt !== null && options.onProgress) options.onProgress({ samples: keptSamples, lastSpeechAt, transcript, pcm: () => concatPcm(parts) });
     // A completion before any speech closes a response we never heard (cancelled, or text only):
     // the turn we wait for has not started, so it does not end here.
     if (ev.turnComplete && firstAudioAt !== null) {

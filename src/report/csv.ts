@@ -27,6 +27,8 @@ const CSV_COLUMNS = [
   "user_barge_ins",
   "agent_overlaps",
   "longest_silence_s",
+  "wer",
+  "cer",
 ] as const;
 
 /** RFC 4180 field: quoted when it holds a comma, quote or line break. */
@@ -48,6 +50,8 @@ export function csvRows(r: RecordDigest): string[] {
   const head = [r.id, r.name, r.source.format, r.source.path, r.status, r.error?.code, r.error?.message];
   const tail = statsFields(r);
   const metrics = Object.entries(r.metrics ?? {});
+  // The call's word and character error rates (transcript_accuracy), repeated on each of its rows.
+  tail.push(r.transcript_accuracy?.wer, r.transcript_accuracy?.cer);
   if (metrics.length === 0) return [[...head, "", "", "", "", "", "", "", "", ...tail].map(csvField).join(",")];
   return metrics.map(([name, m]) => [...head, name, m.score, m.threshold, m.success, m.skipped, m.strict_mode, m.error, m.reason, ...tail].map(csvField).join(","));
 }

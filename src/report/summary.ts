@@ -33,6 +33,17 @@ export interface ConversationSummary {
   longest_silence_s: { p50: number | null; p95: number | null; max: number | null };
 }
 
+/** Transcript accuracy over the run: counts summed over every call that has transcript pairs. */
+export interface TranscriptAccuracySummary {
+  calls: number;
+  wer: number | null;
+  cer: number | null;
+  substitutions: number;
+  deletions: number;
+  insertions: number;
+  reference_words: number;
+}
+
 export interface RunSummary {
   calls: number;
   ok: number;
@@ -40,6 +51,8 @@ export interface RunSummary {
   elapsed_s: number;
   metrics: Record<string, MetricSummary>;
   conversation: ConversationSummary;
+  /** Present when some call had transcript pairs (simulated calls with STT or agent transcripts). */
+  transcript_accuracy?: TranscriptAccuracySummary;
 }
 
 interface MetricTally {
@@ -58,6 +71,7 @@ export class SummaryAccumulator {
   private readonly metrics = new Map<string, MetricTally>();
   private readonly talk = { calls: 0, agent: 0, user: 0, overlap: [] as number[], bargeIns: 0, bargeInCalls: 0, agentOverlaps: 0, agentOverlapCalls: 0, silences: [] as number[] };
   private readonly latencies: number[] = [];
+  private readonly words = { calls: 0, substitutions: 0, deletions: 0, insertions: 0, reference: 0, charErrors: 0, charReference: 0 };
 
   add(record: RecordDigest): void {
     this.calls++;
@@ -79,6 +93,17 @@ export class SummaryAccumulator {
       if (st.agent_overlaps > 0) t.agentOverlapCalls++;
       if (st.longest_silence_s !== null) t.silences.push(st.longest_silence_s);
       for (const l of record.latencies_ms ?? []) this.latencies.push(l);
+    }
+    const ta = record.transcript_accuracy;
+    if (ta) {
+      const w = this.words;
+      w.calls++;
+      w.substitutions += ta.substitutions;
+      w.deletions += ta.deletions;
+      w.insertions += ta.insertions;
+      w.reference += ta.reference_words;
+      w.charErrors += ta.characters.substitutions + ta.characters.deletions + ta.characters.insertions;
+      w.charReference += ta.characters.reference_characters;
     }
     for (const [name, m] of Object.entries(record.metrics ?? {})) {
       let t = this.metrics.get(name);
@@ -109,7 +134,20 @@ export class SummaryAccumulator {
         pass_rate: t.judged ? t.passed / t.judged : null,
       };
     }
-    return { calls: this.calls, ok: this.ok, errors: this.errors, elapsed_s: Math.round(elapsedS * 1000) / 1000, metrics, conversation: this.conversation() };
+    const out: RunSummary = { calls: this.calls, ok: this.ok, errors: this.errors, elapsed_s: Math.round(elapsedS * 1000) / 1000, metrics, conversation: this.conversation() };
+    const w = this.words;
+    if (w.calls > 0) {
+      out.transcript_accuracy = {
+        calls: w.calls,
+        wer: w.reference ? (w.substitutions + w.deletions + w.insertions) / w.reference : null,
+        cer: w.charReference ? w.charErrors / w.charReference : null,
+        substitutions: w.substitutions,
+        deletions: w.deletions,
+        insertions: w.insertions,
+        reference_words: w.reference,
+      };
+    }
+    return out;
   }
 
   private conversation(): ConversationSummary {

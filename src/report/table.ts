@@ -26,6 +26,9 @@ export function formatSummaryTable(s: RunSummary): string {
     line(header),
     line(widths.map((w) => "-".repeat(w))),
     ...rows.map(line),
+    ...(s.transcript_accuracy
+      ? ["", `transcripts (${s.transcript_accuracy.calls} call(s), ${s.transcript_accuracy.reference_words} reference words): WER ${fmt(s.transcript_accuracy.wer)}, CER ${fmt(s.transcript_accuracy.cer)}`]
+      : []),
     "",
     ...talk,
   ].join("\n");

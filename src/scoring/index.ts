@@ -6,3 +6,4 @@ export { DEFAULT_SCORE_OPTIONS, resolveScoreOptions, type ScoreOptions, type Sco
 export { appendRecordLines, digestRecord, isResultRecord, toOutcome, type CallOutcome, type MetricDigest, type RecordDigest, type RecordError, type ResultRecord } from "./record.js";
 export { errorRecord, scoreBatch, scoreCall, type BatchTask, type CallReadOptions, type ScoreTask } from "./score-call.js";
 export { scoreLoadedCall, scoreTestCase, type ScoreResult, type TurnRecord } from "./score-test-case.js";
+export { transcriptAccuracy, type ErrorCountsRecord, type TranscriptAccuracy, type TranscriptPairKind, type TurnTranscriptAccuracy } from "./transcript-accuracy.js";

@@ -8,6 +8,7 @@ import type { MetricResult } from "../metrics/base-metric.js";
 import type { ErrorCode } from "../model/errors.js";
 import { statsOfTurnRecords, type CallStats } from "./call-stats.js";
 import type { TurnRecord } from "./score-test-case.js";
+import type { TranscriptAccuracy } from "./transcript-accuracy.js";
 
 export interface RecordError {
   code: ErrorCode;
@@ -24,6 +25,8 @@ export interface ResultRecord {
   error: RecordError | null;
   metrics?: Record<string, MetricResult>;
   turns?: TurnRecord[];
+  /** WER / CER of the call's transcript pairs (transcript-accuracy.ts), when it has any. */
+  transcript_accuracy?: TranscriptAccuracy;
   /** Non-fatal observations made while reading the call (additive to interfaces.md). */
   warnings?: string[];
   elapsed_ms: number;
@@ -38,12 +41,14 @@ export function isResultRecord(value: unknown): value is ResultRecord {
 export type MetricDigest = Omit<MetricResult, "score_breakdown">;
 
 /** A record without turns and breakdowns (full records are digests too). */
-export interface RecordDigest extends Omit<ResultRecord, "metrics" | "turns"> {
+export interface RecordDigest extends Omit<ResultRecord, "metrics" | "turns" | "transcript_accuracy"> {
   metrics?: Record<string, MetricDigest>;
   /** The call's conversation figures (ok records with turns): CSV columns, summed up in the summary. */
   stats?: CallStats;
   /** The call's response latencies (ms), pooled into the archive's percentiles. */
   latencies_ms?: number[];
+  /** The call's rates without the per-turn list. */
+  transcript_accuracy?: Omit<TranscriptAccuracy, "turns">;
 }
 
 /**
@@ -58,8 +63,12 @@ export interface CallOutcome {
 
 /** A record's digest: metrics without breakdowns, turns replaced by the call's conversation figures. */
 export function digestRecord(record: ResultRecord): RecordDigest {
-  const { turns, metrics, ...rest } = record;
+  const { turns, metrics, transcript_accuracy, ...rest } = record;
   const digest: RecordDigest = { ...rest };
+  if (transcript_accuracy) {
+    const { turns: _t, ...call } = transcript_accuracy;
+    digest.transcript_accuracy = call;
+  }
   if (metrics) {
     digest.metrics = Object.fromEntries(Object.entries(metrics).map(([name, { score_breakdown: _b, ...m }]) => [name, m]));
   }

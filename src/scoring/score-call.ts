@@ -6,6 +6,7 @@ import { toVoxError } from "../model/errors.js";
 import type { ScoreOptions } from "./options.js";
 import { appendRecordLines, toOutcome, type CallOutcome, type ResultRecord } from "./record.js";
 import { scoreLoadedCall } from "./score-test-case.js";
+import { transcriptAccuracy } from "./transcript-accuracy.js";
 
 /** How calls are read: everything of IngestOptions but compat, which the score options decide for reading and analysis alike. */
 export type CallReadOptions = Omit<IngestOptions, "compat">;
@@ -66,6 +67,8 @@ function scoreCallNow({ ref, ingest, score }: ScoreTask): ResultRecord {
       turns,
       elapsed_ms: 0,
     };
+    const accuracy = transcriptAccuracy(loaded.testCase);
+    if (accuracy) record.transcript_accuracy = accuracy;
     if (loaded.warnings.length > 0) record.warnings = loaded.warnings;
     record.elapsed_ms = Math.round((performance.now() - t0) * 1000) / 1000;
     return record;

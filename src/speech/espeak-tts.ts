@@ -37,6 +37,24 @@ export const ESPEAK_INSTALL_HINT =
   "espeak-ng is not installed (or not on PATH): install it with `apt-get install -y --no-install-recommends espeak-ng` " +
   "(Debian/Ubuntu), `brew install espeak-ng` (macOS), or set ESPEAK_NG_PATH; or give caller turns as WAV files (`audio`) instead of `text`.";
 
+/**
+ * A persona's OpenAI voice name as an espeak-ng voice (gender by the voice's usual timbre), so goldens
+ * written for OpenAI TTS run offline; any other name is passed to espeak-ng as it is.
+ */
+export const ESPEAK_VOICE_FOR_OPENAI_VOICE: Readonly<Record<string, string>> = Object.freeze({
+  alloy: "en-us",
+  ash: "en-us+m3",
+  ballad: "en-gb+m2",
+  coral: "en-us+f3",
+  echo: "en-us+m1",
+  fable: "en-gb",
+  nova: "en-us+f2",
+  onyx: "en-us+m4",
+  sage: "en-us+f4",
+  shimmer: "en-us+f1",
+  verse: "en-us+m2",
+});
+
 export function resolveEspeakTtsOptions(o: EspeakTtsOptions = {}): Required<EspeakTtsOptions> {
   const r = { ...DEFAULT_ESPEAK_TTS_OPTIONS, executable: process.env.ESPEAK_NG_PATH || "espeak-ng", ...o };
   if (!/^[A-Za-z0-9_+\-.]+$/.test(r.voice)) throw new VoxError("INVALID_OPTION", `not a voice name: ${JSON.stringify(r.voice)}`, { field: "voice" });
@@ -85,7 +103,7 @@ export class EspeakTts implements TextToSpeech {
   }
 
   async synthesize(text: string, options: SynthesizeOptions = {}): Promise<SynthesisResult> {
-    const voice = options.voice ?? this.o.voice;
+    const voice = options.voice ? (ESPEAK_VOICE_FOR_OPENAI_VOICE[options.voice.toLowerCase()] ?? options.voice) : this.o.voice;
     if (!/^[A-Za-z0-9_+\-.]+$/.test(voice)) throw new VoxError("INVALID_OPTION", `not a voice name: ${JSON.stringify(voice)}`, { field: "voice" });
     const args = ["--stdout", "-v", voice, "-s", String(this.o.wordsPerMinute), "-p", String(this.o.pitch), "--", text];
     const wav = await new Promise<Uint8Array>((resolve, reject) => {

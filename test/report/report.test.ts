@@ -54,8 +54,8 @@ describe("SummaryAccumulator", () => {
 
 describe("CSV", () => {
   it("writes one row per metric, one per error record, quoting per RFC 4180, atomically", () => {
-    expect(csvRows(ok("a,1", { M: metric(0.75, { reason: 'say "hi"' }) }))).toEqual(['"a,1",,deepeval-json,a.json,ok,,,M,0.75,0.5,true,false,false,,"say ""hi""",,,,,,,,,']);
-    expect(csvRows(failed("b"))).toEqual(['b,,dual-channel,b.wav,error,DECODE_ERROR,"b.wav: bad, ""quoted""\nline",,,,,,,,,,,,,,,,,']);
+    expect(csvRows(ok("a,1", { M: metric(0.75, { reason: 'say "hi"' }) }))).toEqual(['"a,1",,deepeval-json,a.json,ok,,,M,0.75,0.5,true,false,false,,"say ""hi""",,,,,,,,,,,']);
+    expect(csvRows(failed("b"))).toEqual(['b,,dual-channel,b.wav,error,DECODE_ERROR,"b.wav: bad, ""quoted""\nline",,,,,,,,,,,,,,,,,,,']);
     const path = join(tmp, "out.csv");
     const w = new CsvWriter(path);
     w.add(ok("a", { M: metric(1), N: metric(0) }));

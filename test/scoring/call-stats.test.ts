@@ -73,7 +73,9 @@ describe("call stats", () => {
     expect(c.agent_overlaps).toEqual({ total: 1, calls_with: 1 });
     expect(c.longest_silence_s.max).toBeCloseTo(3, 9);
     const row = csvRows(b)[0].split(",");
-    expect(row.slice(-9).map(Number)).toEqual([1000, 1000, 1000, 1000, 0.5, 0, 0, 0, 1]);
+    // The nine conversation columns, then wer and cer (empty: no transcript pairs here).
+    expect(row.slice(-11, -2).map(Number)).toEqual([1000, 1000, 1000, 1000, 0.5, 0, 0, 0, 1]);
+    expect(row.slice(-2)).toEqual(["", ""]);
   });
 });
 
