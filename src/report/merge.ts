@@ -4,7 +4,7 @@ import { resolve } from "node:path";
 import { writeFileAtomic } from "../ingest/files.js";
 import { VoxError } from "../model/errors.js";
 import { canonicalJson, formatShard, parsePartHeader, shardOfId, type PartHeader } from "../queue/index.js";
-import { isResultRecord, type RecordDigest } from "../scoring/index.js";
+import { digestRecord, isResultRecord, type RecordDigest, type ResultRecord } from "../scoring/index.js";
 import { CsvWriter } from "./csv.js";
 import { ResultWriter } from "./jsonl-writer.js";
 import { SummaryAccumulator, type RunSummary } from "./summary.js";
@@ -154,7 +154,7 @@ export function mergeParts(options: MergeOptions): MergeResult {
     let pending: string[] = [];
     forEachLine(scan.path, (line, lineNo) => {
       if (lineNo === 1 || !line.trim()) return;
-      const record = JSON.parse(line) as RecordDigest;
+      const record = digestRecord(JSON.parse(line) as ResultRecord);
       totals.add(record);
       csv?.add(record);
       calls++;

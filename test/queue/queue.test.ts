@@ -50,12 +50,15 @@ describe.skipIf(!REDIS_SERVER)("queue mode (redis-server is installed: running c
     // Progress shows the queue's depth and its workers.
     expect(coordinator.stderr()).toMatch(/\d+\/\d+ calls .* queue \d+ waiting, \d+ active · 3 worker\(s\)/);
 
+    // Each worker prints a health line every second (--health-interval 1); the run can finish sooner.
+    const HEALTH = /voxmetrics worker w\d: health: ok · \d+ job\(s\), \d+ call\(s\) done · \d+ active · up \d+s/;
+    for (let waited = 0; waited < 5000 && !workers.every((w) => HEALTH.test(w.stderr())); waited += 100) await new Promise((r) => setTimeout(r, 100));
     for (const w of workers) w.child.kill("SIGTERM");
     const codes = await Promise.all(workers.map((w) => w.exited));
     expect(codes).toEqual([0, 0, 0]);
     for (const w of workers) {
       expect(w.stderr()).toMatch(/voxmetrics worker w\d: ready: queue "main", 1 thread\(s\), 2 job\(s\) at once/);
-      expect(w.stderr()).toMatch(/voxmetrics worker w\d: health: ok · \d+ job\(s\), \d+ call\(s\) done · \d+ active · up \d+s/);
+      expect(w.stderr()).toMatch(HEALTH);
       expect(w.stderr()).toMatch(/SIGTERM: taking no new jobs/);
     }
     // Every call was scored exactly once across the workers.
