@@ -16,20 +16,52 @@ export { writeWavPcm16 } from "./audio/wav-writer.js";
 export { analyzeAcoustics, analyzeLoudness, createLoudnessMeter, type AcousticsBlock, type AcousticsLoudnessMeter, type LoudnessBlock } from "./analysis/acoustics.js";
 export { DEFAULT_ACOUSTICS_OPTIONS, resolveAcousticsOptions, type AcousticsOptions } from "./analysis/acoustics-options.js";
 export { CallAnalysis, type CallAnalysisOptions, type ClipAnalysis, type LoadedCall } from "./analysis/call.js";
+export { DEFAULT_INTEGRITY_OPTIONS, resolveIntegrityOptions, type IntegrityBlock, type IntegrityOptions } from "./analysis/integrity.js";
 export { measureOverlap, type OverlapStats } from "./analysis/overlap.js";
 export { analyzeParity } from "./analysis/parity.js";
 export { isMeasurementError, type ClipMeasurements, type MeasurementError, type ParityMeasurements } from "./analysis/types.js";
 
 // The call timeline and the seven metrics.
-export { buildTimeline, findTransitions, latencySummaryMs, responseLatenciesMs, type TimelineEntry, type Transition, type TransitionKind } from "./timeline/index.js";
+export {
+  buildTimeline,
+  evaPercentile,
+  findTransitions,
+  latencySummaryMs,
+  responseLatenciesMs,
+  splitReplies,
+  type AgentReply,
+  type CallerReply,
+  type TimelineEntry,
+  type Transition,
+  type TransitionKind,
+} from "./timeline/index.js";
 export {
   AgentResponsivenessMetric,
+  analysisOptionsFor,
   AudioIntegrityMetric,
   BaseVoiceMetric,
   createMetrics,
   DEFAULT_METRIC_OPTIONS,
+  DEFAULT_VOXMETRICS_PROFILE_OPTIONS,
   evaluate,
+  METRIC_PROFILES,
   METRICS,
+  resolveVoxmetricsProfileOptions,
+  VOXMETRICS_PROFILE,
+  VoxmetricsAgentResponsivenessMetric,
+  VoxmetricsAudioIntegrityMetric,
+  VoxmetricsMetric,
+  VoxmetricsSpeechIntelligibilityMetric,
+  VoxmetricsTurnTakingNaturalnessMetric,
+  VoxmetricsVoiceConsistencyMetric,
+  VoxmetricsVoiceNaturalnessMetric,
+  VoxmetricsVoiceReliabilityMetric,
+  type Evidence,
+  type MetricProfile,
+  type Ramp,
+  type VoxmetricsMetricOptions,
+  type VoxmetricsProfileOptions,
+  type VoxmetricsProfileOptionsInput,
   SpeechIntelligibilityMetric,
   TurnTakingNaturalnessMetric,
   VoiceConsistencyMetric,

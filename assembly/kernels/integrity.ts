@@ -124,6 +124,23 @@ function matchLength(input: usize, n: i32, start: i32, lag: i32, blockLength: i3
   return b - start;
 }
 
+/** Where a match at `lag` found at `start` begins: whole blocks before `start` (at most `lag` samples back, never before `floor`) that match too. */
+function matchStart(input: usize, start: i32, lag: i32, floor: i32, blockLength: i32, matchRatio: f64): i32 {
+  let b = start;
+  while (b - blockLength >= max(lag, floor) && start - (b - blockLength) <= lag) {
+    let e: f64 = 0, d: f64 = 0;
+    for (let i = b - blockLength; i < b; i++) {
+      const x = <f64>load<f32>(input + (<usize>i << 2));
+      const y = <f64>load<f32>(input + (<usize>(i - lag) << 2));
+      e += x * x;
+      d += (x - y) * (x - y);
+    }
+    if (d > matchRatio * e) break;
+    b -= blockLength;
+  }
+  return b;
+}
+
 /** Bytes of the hash table repeatScan needs for 2^`tableBits` slots. */
 export function integrityRepeatTableSize(tableBits: i32): i32 {
   return tableBits < 1 || tableBits > 24 ? 0 : 8 << tableBits;
@@ -133,9 +150,10 @@ export function integrityRepeatTableSize(tableBits: i32): i32 {
  * Repeated segments at any offset. A rolling hash of `window` quantised samples (floor(x·`scale`))
  * is kept for every position whose Σ|q| reaches `gate`; a direct-mapped table of 2^`tableBits`
  * slots remembers the last position of each hash. When position p finds the same hash at p − lag
- * with `minLag` ≤ lag ≤ `maxLag`, the match is verified block by block (matchLength); a run of at
- * least `minRunFraction` · lag samples is a repeat: (p, lag, run) is written to `out` (i32
- * triples, at most `capacity`). Either way no hash hit is examined again before p + max(run, 1).
+ * with `minLag` ≤ lag ≤ `maxLag`, the match is verified block by block forwards (matchLength) and
+ * backwards (matchStart: a repeat whose first windows were too quiet to hash); a run of at least
+ * `minRunFraction` · lag samples is a repeat: (start, lag, run) is written to `out` (i32 triples,
+ * at most `capacity`). Either way no hash hit is examined again before p + max(forward run, 1).
  * Returns the count.
  */
 export function integrityRepeatScan(
@@ -157,7 +175,7 @@ export function integrityRepeatScan(
     mass += abs(q);
   }
   let count = 0;
-  let skipUntil = 0;
+  let skipUntil = 0, lastEnd = 0;
   for (let p = 0; ; p++) {
     if (mass >= gate) {
       const slot = <i32>((<u32>h * SLOT_MIX) >>> (32 - tableBits));
@@ -166,16 +184,19 @@ export function integrityRepeatScan(
       if (p >= skipUntil && prev >= 0 && load<i32>(at) == h && count < capacity) {
         const lag = p - prev;
         if (lag >= minLag && lag <= maxLag) {
-          const run = matchLength(input, n, p, lag, blockLength, matchRatio);
+          const forward = matchLength(input, n, p, lag, blockLength, matchRatio);
+          const start = matchStart(input, p, lag, lastEnd, blockLength, matchRatio);
+          const run = p + forward - start;
           if (<f64>run >= minRunFraction * <f64>lag) {
             const o = out + (<usize>(3 * count) << 2);
-            store<i32>(o, p);
+            store<i32>(o, start);
             store<i32>(o + 4, lag);
             store<i32>(o + 8, run);
             count++;
+            lastEnd = start + run;
           }
           // A verified repeat is not sought again inside itself; a failed one is not re-verified along the part that matched.
-          skipUntil = p + max(run, 1);
+          skipUntil = p + max(forward, 1);
         }
       }
       store<i32>(at, h);

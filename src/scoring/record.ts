@@ -5,6 +5,7 @@
 import { closeSync, openSync, writeSync } from "node:fs";
 import type { InputFormat } from "../ingest/types.js";
 import type { MetricResult } from "../metrics/base-metric.js";
+import type { MetricProfile } from "../metrics/index.js";
 import type { ErrorCode } from "../model/errors.js";
 import type { TurnRecord } from "./score-test-case.js";
 
@@ -21,6 +22,8 @@ export interface ResultRecord {
   source: { format: InputFormat | null; path: string };
   status: "ok" | "error";
   error: RecordError | null;
+  /** The scoring profile that produced `metrics` (ok records). */
+  profile?: MetricProfile;
   metrics?: Record<string, MetricResult>;
   turns?: TurnRecord[];
   /** Non-fatal observations made while reading the call (additive to interfaces.md). */

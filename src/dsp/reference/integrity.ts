@@ -76,7 +76,8 @@ export interface RepeatReference {
 /**
  * Repeats at any offset: a polynomial rolling hash (base 0x01000193, 32-bit wrap) of `window`
  * samples quantised as floor(x·scale) (the product in float32, as the kernel computes it), a
- * direct-mapped table of the last position per hash, block-wise verification of each hit.
+ * direct-mapped table of the last position per hash, block-wise verification of each hit forwards
+ * and backwards (never back into an earlier repeat).
  */
 export function repeatScanReference(x: Float32Array, p: RepeatScanParams): RepeatReference[] {
   const n = x.length;
@@ -106,7 +107,20 @@ export function repeatScanReference(x: Float32Array, p: RepeatScanParams): Repea
     }
     return b - start;
   };
-  let skipUntil = 0;
+  const matchStart = (start: number, lag: number, floor: number): number => {
+    let b = start;
+    while (b - p.blockLength >= Math.max(lag, floor) && start - (b - p.blockLength) <= lag) {
+      let e = 0, d = 0;
+      for (let i = b - p.blockLength; i < b; i++) {
+        e += x[i] * x[i];
+        d += (x[i] - x[i - lag]) * (x[i] - x[i - lag]);
+      }
+      if (d > p.matchRatio * e) break;
+      b -= p.blockLength;
+    }
+    return b;
+  };
+  let skipUntil = 0, lastEnd = 0;
   for (let pos = 0; ; pos++) {
     if (mass >= p.gate) {
       const slot = Math.imul(h, SLOT_MIX | 0) >>> (32 - p.tableBits);
@@ -114,9 +128,14 @@ export function repeatScanReference(x: Float32Array, p: RepeatScanParams): Repea
       if (pos >= skipUntil && prev >= 0 && tableHash[slot] === h) {
         const lag = pos - prev;
         if (lag >= p.minLag && lag <= p.maxLag) {
-          const run = matchLength(pos, lag);
-          if (run >= p.minRunFraction * lag) out.push({ start: pos, lag, run });
-          skipUntil = pos + Math.max(run, 1);
+          const forward = matchLength(pos, lag);
+          const start = matchStart(pos, lag, lastEnd);
+          const run = pos + forward - start;
+          if (run >= p.minRunFraction * lag) {
+            out.push({ start, lag, run });
+            lastEnd = start + run;
+          }
+          skipUntil = pos + Math.max(forward, 1);
         }
       }
       tableHash[slot] = h;
