@@ -4,6 +4,7 @@ const SUITES: Record<string, () => Promise<unknown>> = {
   acoustics: async () => (await import("./acoustics.js")).benchAcoustics(),
   archive: async () => (await import("./archive.js")).benchArchive(),
   live: async () => (await import("./live.js")).benchLive(),
+  profile: async () => (await import("./profile.js")).benchProfile(),
 };
 
 async function run(): Promise<void> {

@@ -66,10 +66,26 @@ export interface IntegrityOptions {
    */
   edgeBelowLocalDb: number;
   /**
+   * The near edge: the last samples before and the first after the gap (s).
+   * @defaultValue 0.0005
+   */
+  nearEdgeS: number;
+  /**
+   * The near edge must be within this of the neighbouring blocks' level too (dB). Validation:
+   * espeak-ng shifted up by 6–8 semitones keeps its decays only in the last half millisecond.
+   * @defaultValue 20
+   */
+  nearEdgeBelowLocalDb: number;
+  /**
    * Energy collapse: blocks at least this far below both neighbouring blocks (dB). Validation.
    * @defaultValue 40
    */
   collapseDb: number;
+  /**
+   * Shortest energy collapse counted as a dropout (s).
+   * @defaultValue 0.01
+   */
+  collapseMinS: number;
   /**
    * Longest energy collapse counted as a dropout (s); longer quiet is a pause.
    * @defaultValue 0.25
@@ -142,7 +158,10 @@ export const DEFAULT_INTEGRITY_OPTIONS: Readonly<IntegrityOptions> = Object.free
   edgeS: 0.002,
   edgeBelowSpeechDb: 15,
   edgeBelowLocalDb: 10,
+  nearEdgeS: 0.0005,
+  nearEdgeBelowLocalDb: 20,
   collapseDb: 40,
+  collapseMinS: 0.01,
   collapseMaxS: 0.25,
   tailS: 0.02,
   tailBelowSpeechDb: 15,
@@ -166,8 +185,11 @@ const RANGES: Record<keyof IntegrityOptions, [number, number]> = {
   zeroRunMinS: [0.0001, 1],
   edgeS: [0.0001, 0.05],
   edgeBelowLocalDb: [0, 80],
+  nearEdgeS: [0.0001, 0.05],
+  nearEdgeBelowLocalDb: [0, 80],
   edgeBelowSpeechDb: [0, 80],
   collapseDb: [6, 120],
+  collapseMinS: [0.001, 1],
   collapseMaxS: [0.005, 5],
   tailS: [0.005, 0.5],
   tailBelowSpeechDb: [0, 80],
@@ -297,24 +319,32 @@ export function measureIntegrity(
     const loud = speechLevel - o.edgeBelowSpeechDb;
     // Digital-silence gaps cut into loud speech: on both sides the few samples next to the gap keep
     // the level of the block around them (a word end or plosive closure decays to zero first).
-    const zeroRuns = ch.zeroRuns(Math.max(1, Math.round(o.zeroRunMinS * fs)), Math.max(1, Math.round(o.edgeS * fs)));
-    for (const r of zeroRuns) {
-      if (r.start === 0 || r.end >= n) continue;
+    // Two edge scales: the wider window keeps the level of its block, and so do the last few
+    // samples (a decay that a pitch shift or resampling compressed into a millisecond still fails).
+    const minRun = Math.max(1, Math.round(o.zeroRunMinS * fs));
+    const zeroRuns = ch.zeroRuns(minRun, Math.max(1, Math.round(o.edgeS * fs)));
+    const nearEdges = zeroRuns.length ? ch.zeroRuns(minRun, Math.max(1, Math.round(o.nearEdgeS * fs))) : [];
+    zeroRuns.forEach((r, k) => {
+      if (r.start === 0 || r.end >= n) return;
+      const near = nearEdges[k];
       const localBefore = Math.max(levels[Math.floor(r.start / block) - 1] ?? -Infinity, levels[Math.floor((r.start - 1) / block)]);
       const localAfter = Math.max(levels[Math.floor(r.end / block)], levels[Math.floor(r.end / block) + 1] ?? -Infinity);
-      const abrupt = r.beforeDb >= localBefore - o.edgeBelowLocalDb && r.afterDb >= localAfter - o.edgeBelowLocalDb;
+      const abrupt =
+        r.beforeDb >= localBefore - o.edgeBelowLocalDb && r.afterDb >= localAfter - o.edgeBelowLocalDb &&
+        near.beforeDb >= localBefore - o.nearEdgeBelowLocalDb && near.afterDb >= localAfter - o.nearEdgeBelowLocalDb;
       if (abrupt && localBefore >= loud && localAfter >= loud) events.push([r.start / fs, r.end / fs]);
-    }
-    // Sudden energy collapses: a short run of blocks far below the loud blocks on both sides (the
-    // louder of the two blocks next to the run on each side, since a cut rarely falls on a block edge).
+    });
+    // Sudden energy collapses: a run of blocks far below the loud blocks right next to it on both
+    // sides, at least collapseMinS long (a plosive closure of TTS ramps through its edge blocks).
     const maxBlocks = Math.max(1, Math.round(o.collapseMaxS / (block / fs)));
+    const minBlocks = Math.max(1, Math.round(o.collapseMinS / (block / fs)));
     for (let b = 1; b < levels.length - 1; b++) {
-      const before = Math.max(levels[b - 1], b >= 2 ? levels[b - 2] : -Infinity);
+      const before = levels[b - 1];
       if (before < loud || levels[b] > before - o.collapseDb) continue;
       let e = b;
       while (e < levels.length && e - b < maxBlocks && levels[e] <= before - o.collapseDb) e++;
-      if (e >= levels.length || e - b >= maxBlocks) { b = e; continue; }
-      const after = Math.max(levels[e], e + 1 < levels.length ? levels[e + 1] : -Infinity);
+      if (e >= levels.length || e - b >= maxBlocks || e - b < minBlocks) { b = e; continue; }
+      const after = levels[e];
       let quiet = -Infinity, floor = Infinity;
       for (let k = b; k < e; k++) {
         quiet = Math.max(quiet, levels[k]);

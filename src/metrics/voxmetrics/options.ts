@@ -33,9 +33,10 @@ export interface VoxmetricsProfileOptions {
   loudnessLufs: Ramp;
   /**
    * Intelligibility: upper band edge of the speech spectrum (Hz). Wideband (≥ 7 kHz, ITU-T G.722,
-   * EN 301 549) is full credit; narrowband telephony (3.4 kHz, G.711) keeps 0.75 of it — band
-   * limiting lowers intelligibility gently, never to failure.
-   * @defaultValue { good: 7000, bad: 3400, floor: 0.75 }
+   * EN 301 549) is full credit; narrowband (edge ≤ 4 kHz, acoustics.md §5.3: G.711 telephony) keeps
+   * 0.75 of it — band limiting lowers intelligibility gently, never to failure. Validation: μ-law
+   * noise fills a narrowband spectrum up to 4 kHz, so the whole narrowband class scores alike.
+   * @defaultValue { good: 7000, bad: 4000, floor: 0.75 }
    */
   bandEdgeHz: Ramp;
   /**
@@ -43,7 +44,7 @@ export interface VoxmetricsProfileOptions {
    * restored by listeners (phonemic restoration, Warren 1970); with 15 % of the speech gone in
    * gaps, words are lost (validation: 35 % of 20 ms frames lost removes about 15–20 % of the speech
    * inside loud passages, which is what the detector counts).
-   * @defaultValue { good: 0.03, bad: 0.15 }
+   * @defaultValue { good: 0.04, bad: 0.15 }
    */
   lostFraction: Ramp;
   /**
@@ -130,8 +131,8 @@ export const DEFAULT_VOXMETRICS_PROFILE_OPTIONS: Readonly<VoxmetricsProfileOptio
   measure: DEFAULT_INTEGRITY_OPTIONS,
   snrDb: Object.freeze({ good: 12, bad: 0 }),
   loudnessLufs: Object.freeze({ good: -38, bad: -58 }),
-  bandEdgeHz: Object.freeze({ good: 7000, bad: 3400, floor: 0.75 }),
-  lostFraction: Object.freeze({ good: 0.03, bad: 0.15 }),
+  bandEdgeHz: Object.freeze({ good: 7000, bad: 4000, floor: 0.75 }),
+  lostFraction: Object.freeze({ good: 0.04, bad: 0.15 }),
   clippedFraction: Object.freeze({ good: 0.001, bad: 0.05 }),
   dropoutRatePerS: Object.freeze({ good: 0, bad: 0.6 }),
   repeatedS: Object.freeze({ good: 0, bad: 1 }),
