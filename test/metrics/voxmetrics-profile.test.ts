@@ -82,7 +82,7 @@ describe("profile options", () => {
     expect(rate(25, { good: 12, bad: 0 }, "dB")).toEqual({ value: 25, unit: "dB", band: "good", score: 1 });
     expect(rate(6, { good: 12, bad: 0 }, "dB")).toMatchObject({ band: "degraded", score: 0.5 });
     expect(rate(0.5, { good: 0.001, bad: 0.05 }, "")).toMatchObject({ band: "bad", score: 0 });
-    expect(rate(3400, { good: 7000, bad: 3400, floor: 0.75 }, "Hz")).toMatchObject({ band: "bad", score: 0.75 });
+    expect(rate(3400, { good: 7000, bad: 4000, floor: 0.75 }, "Hz")).toMatchObject({ band: "bad", score: 0.75 });
     expect(rate(null, { good: 1, bad: 2 }, "")).toMatchObject({ band: "n/a", score: 1 });
   });
 });
