@@ -233,6 +233,8 @@ export interface IntegrityBlock {
   audible: boolean;
   /** True when the VAD found no speech in an audible clip (speech buried in noise): the rest was measured over the whole clip. */
   whole_clip: boolean;
+  /** Seconds the measurements below ran over: the VAD's speech, the whole clip when whole_clip, 0 when not audible. */
+  measured_s: number;
   /** WADA-SNR over speech segments with exact zeros left out (dB); null without speech. */
   speech_snr_db: number | null;
   /** Speech level: the percentile of block levels inside speech (dB re full scale); null without speech. */
@@ -257,6 +259,12 @@ export interface IntegrityBlock {
 const DIGITAL_SILENCE_DB = -190;
 const round6 = (v: number) => Math.round(v * 1e6) / 1e6;
 const round2 = (v: number) => Math.round(v * 100) / 100;
+
+/** Energy mean of block levels (dB); a missing neighbour (clip edge) is left out. */
+function meanLevelDb(a: number, b: number | undefined): number {
+  if (b === undefined) return a;
+  return 10 * Math.log10((Math.pow(10, a / 10) + Math.pow(10, b / 10)) / 2);
+}
 
 /** Merge overlapping or touching intervals (sorted by start). */
 function mergeIntervals(list: Interval[]): Interval[] {
@@ -327,8 +335,9 @@ export function measureIntegrity(
     zeroRuns.forEach((r, k) => {
       if (r.start === 0 || r.end >= n) return;
       const near = nearEdges[k];
-      const localBefore = Math.max(levels[Math.floor(r.start / block) - 1] ?? -Infinity, levels[Math.floor((r.start - 1) / block)]);
-      const localAfter = Math.max(levels[Math.floor(r.end / block)], levels[Math.floor(r.end / block) + 1] ?? -Infinity);
+      // Local level: the energy mean of the block holding the edge and its outer neighbour.
+      const localBefore = meanLevelDb(levels[Math.floor((r.start - 1) / block)], levels[Math.floor((r.start - 1) / block) - 1]);
+      const localAfter = meanLevelDb(levels[Math.floor(r.end / block)], levels[Math.floor(r.end / block) + 1]);
       const abrupt =
         r.beforeDb >= localBefore - o.edgeBelowLocalDb && r.afterDb >= localAfter - o.edgeBelowLocalDb &&
         near.beforeDb >= localBefore - o.nearEdgeBelowLocalDb && near.afterDb >= localAfter - o.nearEdgeBelowLocalDb;
@@ -397,6 +406,7 @@ export function measureIntegrity(
     peak_level_db: peakLevel === null ? null : round2(peakLevel),
     audible,
     whole_clip: wholeClip,
+    measured_s: round6(speechSamples / fs),
     speech_snr_db: snr === null ? null : round2(snr),
     speech_level_db: speechLevel === null ? null : round2(speechLevel),
     noise_floor_db: noiseFloor === null ? null : round2(noiseFloor),

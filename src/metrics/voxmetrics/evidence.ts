@@ -6,9 +6,9 @@ import { detectResponsiveness, owesReply, type DetectorEvent } from "../detector
 import type { AgentTurn } from "./base.js";
 import { rate, type Evidence, type VoxmetricsProfileOptions } from "./options.js";
 
-/** Dropouts per second of speech (at least one second counted, so a short turn is not over-penalised). */
+/** Dropouts per second of measured speech (at least one second counted, so a short turn is not over-penalised). */
 export function dropoutRate(m: IntegrityBlock): number {
-  return m.dropouts.count / Math.max(1, m.speech_s);
+  return m.dropouts.count / Math.max(1, m.measured_s);
 }
 
 /** The stream-defect evidence of one measured, audible turn: dropouts, clipping, repeats. */
@@ -43,16 +43,16 @@ export function assessIntegrity(turns: readonly AgentTurn[], o: VoxmetricsProfil
   }
   const results: IntegrityTurnResult[] = turns.map((t) => {
     if (t.status === "missing") {
-      events.push({ type: "audio_missing", turn: t.ordinal, critical: false });
+      events.push({ type: "audio_missing", turn: t.index, critical: false });
       return { turn: t.ordinal, score: 0, defects: ["audio_missing"] };
     }
     if (t.status === "undecodable") {
-      events.push({ type: "audio_undecodable", turn: t.ordinal, critical: false, reason: t.error });
+      events.push({ type: "audio_undecodable", turn: t.index, critical: false, reason: t.error });
       return { turn: t.ordinal, score: 0, defects: ["audio_undecodable"], error: t.error };
     }
     const m = t.integrity!;
     if (!m.audible) {
-      events.push({ type: "silent_turn", turn: t.ordinal, critical: false });
+      events.push({ type: "silent_turn", turn: t.index, critical: false });
       return { turn: t.ordinal, score: 0, defects: ["silent_turn"] };
     }
     const evidence: Record<string, Evidence> = {
@@ -65,10 +65,10 @@ export function assessIntegrity(turns: readonly AgentTurn[], o: VoxmetricsProfil
     if (m.repeats.count > 0) defects.push("repeat");
     if (m.truncated) defects.push("truncated");
     const looping = m.repeats.count >= o.loopCriticalCount;
-    for (const d of defects) events.push({ type: d === "repeat" ? "audio_loop" : d === "dropout" ? "audio_dropout" : d === "truncated" ? "abrupt_cutoff" : d, turn: t.ordinal, critical: d === "repeat" && looping });
+    for (const d of defects) events.push({ type: d === "repeat" ? "audio_loop" : d === "dropout" ? "audio_dropout" : d === "truncated" ? "abrupt_cutoff" : d, turn: t.index, critical: d === "repeat" && looping });
     const score = clamp01(Object.values(evidence).reduce((p, e) => p * e.score, 1));
     // A turn whose audio is wholly broken (a sub-score at its floor of 0) is a critical failure, as missing audio is in deepeval.
-    if (score === 0) events.push({ type: "broken_turn", turn: t.ordinal, critical: true });
+    if (score === 0) events.push({ type: "broken_turn", turn: t.index, critical: true });
     return { turn: t.ordinal, score, defects, evidence };
   });
   const score = results.reduce((s, r) => s + r.score, 0) / results.length;
@@ -85,7 +85,7 @@ export interface ResponsivenessResult {
 export function assessResponsiveness(testCase: ConversationalTestCase, turns: readonly AgentTurn[], o: VoxmetricsProfileOptions): ResponsivenessResult {
   const base = detectResponsiveness(testCase);
   const events = [...base.events];
-  let reprompts = events.filter((e) => e.type === "user_reprompted").length;
+  const reprompts = events.filter((e) => e.type === "user_reprompted").length;
   let silentPenalty = 0;
   for (const t of turns) {
     if (t.status !== "ok" || t.integrity!.audible) continue;
@@ -95,6 +95,5 @@ export function assessResponsiveness(testCase: ConversationalTestCase, turns: re
     if (!waiting) silentPenalty += o.silentTurnPenalty;
   }
   const critical = events.some((e) => e.critical);
-  reprompts = Math.max(0, reprompts);
   return { score: critical ? 0 : clamp01(1 - o.repromptPenalty * reprompts - silentPenalty), critical_failure: critical, events };
 }

@@ -31,7 +31,7 @@ export class VoxmetricsSpeechIntelligibilityMetric extends VoxmetricsMetric {
         speech_snr_db: rate(m.speech_snr_db, o.snrDb, "dB (WADA, speech only)"),
         loudness_lufs: rate(t.standards!.integrated_lufs, o.loudnessLufs, "LUFS"),
         band_edge_hz: rate(m.band_edge_hz, o.bandEdgeHz, "Hz"),
-        lost_fraction: rate(m.speech_s > 0 ? m.dropouts.total_s / m.speech_s : m.dropouts.total_s > 0 ? 1 : 0, o.lostFraction, "fraction of speech"),
+        lost_fraction: rate(m.measured_s > 0 ? Math.min(1, m.dropouts.total_s / m.measured_s) : 0, o.lostFraction, "fraction of speech"),
         clipped_fraction: rate(m.clipped_fraction, o.clippedFraction, "fraction of speech samples"),
       };
       const score = product(Object.values(evidence).map((e) => e.score));
