@@ -16,36 +16,36 @@ export { writeWavPcm16 } from "./audio/wav-writer.js";
 export { analyzeAcoustics, analyzeLoudness, createLoudnessMeter, type AcousticsBlock, type AcousticsLoudnessMeter, type LoudnessBlock } from "./analysis/acoustics.js";
 export { DEFAULT_ACOUSTICS_OPTIONS, resolveAcousticsOptions, type AcousticsOptions } from "./analysis/acoustics-options.js";
 export { CallAnalysis, type CallAnalysisOptions, type ClipAnalysis, type LoadedCall } from "./analysis/call.js";
-export { DEFAULT_INTEGRITY_OPTIONS, resolveIntegrityOptions, type IntegrityBlock, type IntegrityOptions } from "./analysis/integrity.js";
 export { measureOverlap, type OverlapStats } from "./analysis/overlap.js";
 export { analyzeParity } from "./analysis/parity.js";
 export { isMeasurementError, type ClipMeasurements, type MeasurementError, type ParityMeasurements } from "./analysis/types.js";
+export { DEFAULT_INTEGRITY_OPTIONS, resolveIntegrityOptions, type IntegrityBlock, type IntegrityOptions } from "./analysis/integrity.js";
 
 // The call timeline and the seven metrics.
-export {
-  buildTimeline,
-  evaPercentile,
-  findTransitions,
-  latencySummaryMs,
-  responseLatenciesMs,
-  splitReplies,
-  type AgentReply,
-  type CallerReply,
-  type TimelineEntry,
-  type Transition,
-  type TransitionKind,
-} from "./timeline/index.js";
+export { buildTimeline, findTransitions, latencySummaryMs, responseLatenciesMs, type TimelineEntry, type Transition, type TransitionKind } from "./timeline/index.js";
 export {
   AgentResponsivenessMetric,
-  analysisOptionsFor,
   AudioIntegrityMetric,
   BaseVoiceMetric,
   createMetrics,
   DEFAULT_METRIC_OPTIONS,
-  DEFAULT_VOXMETRICS_PROFILE_OPTIONS,
   evaluate,
-  METRIC_PROFILES,
   METRICS,
+  SpeechIntelligibilityMetric,
+  TurnTakingNaturalnessMetric,
+  VoiceConsistencyMetric,
+  VoiceNaturalnessMetric,
+  VoiceReliabilityMetric,
+  type MetricOptions,
+  type MetricResult,
+  type TestResult,
+} from "./metrics/index.js";
+
+// The calibrated voxmetrics profile of the seven metrics, and the per-reply timing it reads.
+export {
+  analysisOptionsFor,
+  DEFAULT_VOXMETRICS_PROFILE_OPTIONS,
+  METRIC_PROFILES,
   resolveVoxmetricsProfileOptions,
   VOXMETRICS_PROFILE,
   VoxmetricsAgentResponsivenessMetric,
@@ -62,15 +62,8 @@ export {
   type VoxmetricsMetricOptions,
   type VoxmetricsProfileOptions,
   type VoxmetricsProfileOptionsInput,
-  SpeechIntelligibilityMetric,
-  TurnTakingNaturalnessMetric,
-  VoiceConsistencyMetric,
-  VoiceNaturalnessMetric,
-  VoiceReliabilityMetric,
-  type MetricOptions,
-  type MetricResult,
-  type TestResult,
 } from "./metrics/index.js";
+export { evaPercentile, splitReplies, type AgentReply, type CallerReply } from "./timeline/index.js";
 
 // Reading calls: every input format, and deepeval JSON files directly.
 export { loadDeepevalJsonFile, parseDeepevalJsonText, type DeepevalJsonOptions } from "./ingest/formats/deepeval-json.js";

@@ -92,12 +92,19 @@ export interface IntegrityOptions {
    */
   collapseMaxS: number;
   /**
-   * Truncation: the last `tailS` seconds are compared with the speech level (s).
+   * Truncation: the clip's last block is compared with the blocks of the `tailS` seconds before it (s).
    * @defaultValue 0.02
    */
   tailS: number;
   /**
-   * Truncation: the tail is still speech when it is within this of the speech level (dB) …
+   * Truncation: "no decay" — the last block is within this of the loudest block of the tailS before
+   * it (dB). Validation: speech trimmed right after its natural end (espeak-ng, last sample ≥ −44
+   * dBFS) has decayed by more than this within its last 20 ms; a mid-word cut has not.
+   * @defaultValue 6
+   */
+  tailDecayDb: number;
+  /**
+   * Truncation: the last block is still speech when it is within this of the speech level (dB) …
    * @defaultValue 15
    */
   tailBelowSpeechDb: number;
@@ -164,6 +171,7 @@ export const DEFAULT_INTEGRITY_OPTIONS: Readonly<IntegrityOptions> = Object.free
   collapseMinS: 0.01,
   collapseMaxS: 0.25,
   tailS: 0.02,
+  tailDecayDb: 6,
   tailBelowSpeechDb: 15,
   tailAboveNoiseDb: 10,
   repeatMinS: 0.2,
@@ -192,6 +200,7 @@ const RANGES: Record<keyof IntegrityOptions, [number, number]> = {
   collapseMinS: [0.001, 1],
   collapseMaxS: [0.005, 5],
   tailS: [0.005, 0.5],
+  tailDecayDb: [0, 80],
   tailBelowSpeechDb: [0, 80],
   tailAboveNoiseDb: [0, 80],
   repeatMinS: [0.02, 5],
@@ -251,10 +260,12 @@ export interface IntegrityBlock {
   repeats: { count: number; repeated_s: number; events: Array<{ at_s: number; lag_s: number; length_s: number }> };
   /** Speech still active in the last frames with no decay. */
   truncated: boolean;
-  /** Level of the last tailS seconds (dB). */
+  /** Level of the clip's last block (dB). */
   tail_level_db: number | null;
 }
 
+/** Shortest partial last block that still counts as the clip's tail (s). */
+const PARTIAL_TAIL_S = 0.0005;
 /** Block level of digital silence is −200 dB (the kernels' floor); anything below this is silence. */
 const DIGITAL_SILENCE_DB = -190;
 const round6 = (v: number) => Math.round(v * 1e6) / 1e6;
@@ -389,16 +400,20 @@ export function measureIntegrity(
     }
   }
 
-  // Truncation: the last speech segment reaches the end and the tail is still at speech level.
+  // Truncation: the last speech segment reaches the end, and the last block (a partial one counts
+  // from half a millisecond on: the very last samples are what a cut leaves) is still at speech
+  // level, with no decay over the tail before it.
   const tailBlocks = Math.max(1, Math.round(o.tailS / (block / fs)));
-  let tailEnergy = 0;
-  for (let b = Math.max(0, levels.length - tailBlocks); b < levels.length; b++) tailEnergy += Math.pow(10, levels[b] / 10);
-  const tailLevel = levels.length ? 10 * Math.log10(tailEnergy / Math.min(tailBlocks, levels.length)) : null;
+  const last = n % block !== 0 && n % block < Math.min(block, Math.ceil(PARTIAL_TAIL_S * fs)) ? levels.length - 2 : levels.length - 1;
+  const tailLevel = last >= 0 ? levels[last] : null;
+  let tailPeak = -Infinity;
+  for (let b = Math.max(0, last - tailBlocks); b < last; b++) tailPeak = Math.max(tailPeak, levels[b]);
   const lastSpeechEnd = speech.length ? speech[speech.length - 1][1] : -1;
   const truncated =
     speechLevel !== null && noiseFloor !== null && tailLevel !== null &&
     !wholeClip && lastSpeechEnd >= durationS - 2 * o.tailS &&
-    tailLevel >= speechLevel - o.tailBelowSpeechDb && tailLevel >= noiseFloor + o.tailAboveNoiseDb;
+    tailLevel >= speechLevel - o.tailBelowSpeechDb && tailLevel >= noiseFloor + o.tailAboveNoiseDb &&
+    tailLevel >= tailPeak - o.tailDecayDb;
 
   const edge = speechSamples > 0 ? measureBandEdgeHz(ch, speech as Segment[], clip.bandwidthFloorDb) : null;
   return {
