@@ -87,6 +87,13 @@ export interface VoxmetricsProfileOptions {
    */
   pitchSpreadSt: Ramp;
   /**
+   * Consistency: population standard deviation of the turns' speech band edges (octaves): a voice
+   * or channel switch between a wideband and a narrowband voice moves the edge by an octave
+   * (acoustics.md §6.3, long-term spectrum family). Validation: clean voices spread ≤ 0.07 octave.
+   * @defaultValue { good: 0.15, bad: 0.6 }
+   */
+  bandEdgeSpreadOct: Ramp;
+  /**
    * Consistency: a turn's median pitch enters the pitch spread only when its speech-only SNR is at
    * least this (dB): below it the tracker locks onto the noise (other talkers in babble).
    * Validation: at 0 dB babble the tracked pitch jumps to the babble's talkers.
@@ -140,6 +147,7 @@ export const DEFAULT_VOXMETRICS_PROFILE_OPTIONS: Readonly<VoxmetricsProfileOptio
   loopCriticalCount: 2,
   levelSpreadDb: Object.freeze({ good: 2.5, bad: 6 }),
   pitchSpreadSt: Object.freeze({ good: 1.5, bad: 4 }),
+  bandEdgeSpreadOct: Object.freeze({ good: 0.15, bad: 0.6 }),
   pitchMinSnrDb: 10,
   latencyCurveMs: Object.freeze({ sweetLowMs: 500, sweetHighMs: 2000, hardLateMs: 3500 }),
   latencyRatesMs: Object.freeze({ earlyMs: 200, lateMs: 2750 }),
@@ -154,7 +162,7 @@ export type VoxmetricsProfileOptionsInput = {
   [K in keyof VoxmetricsProfileOptions]?: VoxmetricsProfileOptions[K] extends number ? number : Partial<VoxmetricsProfileOptions[K]>;
 };
 
-const RAMPS = ["snrDb", "loudnessLufs", "bandEdgeHz", "lostFraction", "clippedFraction", "dropoutRatePerS", "repeatedS", "levelSpreadDb", "pitchSpreadSt"] as const;
+const RAMPS = ["snrDb", "loudnessLufs", "bandEdgeHz", "lostFraction", "clippedFraction", "dropoutRatePerS", "repeatedS", "levelSpreadDb", "pitchSpreadSt", "bandEdgeSpreadOct"] as const;
 
 function bad(field: string, detail: string): never {
   throw new VoxError("INVALID_OPTION", `profile option ${field} ${detail}`, { field: `profile.${field}` });

@@ -1,4 +1,4 @@
-// Voice Consistency, voxmetrics profile: spread of speech level and median pitch between the agent's audible turns, times the share of its turns that carry speech.
+// Voice Consistency, voxmetrics profile: spread of speech level, median pitch and band edge between the agent's audible turns, times the share of its turns that carry speech.
 import type { CallAnalysis } from "../../analysis/call.js";
 import type { ConversationalTestCase } from "../../model/test-case.js";
 import type { MetricEvaluation } from "../base-metric.js";
@@ -21,6 +21,7 @@ export class VoxmetricsVoiceConsistencyMetric extends VoxmetricsMetric {
       speech_level_db: t.status === "ok" ? t.integrity!.speech_level_db : null,
       pitch_median_hz: t.status === "ok" ? t.standards!.pitch.median_hz : null,
       speech_snr_db: t.status === "ok" ? t.integrity!.speech_snr_db : null,
+      band_edge_hz: t.status === "ok" ? t.integrity!.band_edge_hz : null,
     }));
     if (records.length < 2) return { score: null, reason: SKIP_REASON, breakdown: { profile: VOXMETRICS_PROFILE, eligible_turns: records.length, turns: records } };
     const speaking = records.filter((r) => r.speaking);
@@ -31,12 +32,14 @@ export class VoxmetricsVoiceConsistencyMetric extends VoxmetricsMetric {
       .map((r) => r.pitch_median_hz)
       .filter((v): v is number => v !== null && v > 0)
       .map((f) => 12 * Math.log2(f / SEMITONE_REFERENCE_HZ));
+    const edges = speaking.map((r) => r.band_edge_hz).filter((v): v is number => v !== null && v > 0).map((f) => Math.log2(f));
     const evidence = {
       level_spread_db: rate(pstdev(levels), o.levelSpreadDb, "dB (pstdev of speech levels)"),
       pitch_spread_st: rate(pstdev(pitches), o.pitchSpreadSt, "semitones (pstdev of median pitch)"),
+      band_edge_spread_oct: rate(pstdev(edges), o.bandEdgeSpreadOct, "octaves (pstdev of band edges)"),
       speaking_share: { value: share, unit: "fraction of audio turns with speech", band: share === 1 ? "good" : share === 0 ? "bad" : "degraded", score: share },
     };
-    const score = speaking.length === 0 ? 0 : evidence.level_spread_db.score * evidence.pitch_spread_st.score * share;
+    const score = speaking.length === 0 ? 0 : evidence.level_spread_db.score * evidence.pitch_spread_st.score * evidence.band_edge_spread_oct.score * share;
     return {
       score,
       reason: speaking.length === 0
