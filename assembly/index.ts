@@ -11,3 +11,4 @@ export * from "./kernels/pitch";
 export * from "./kernels/fingerprint";
 export * from "./kernels/interleaved";
 export * from "./kernels/locate";
+export * from "./kernels/integrity";

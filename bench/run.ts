@@ -6,6 +6,7 @@ const SUITES: Record<string, () => Promise<unknown>> = {
   live: async () => (await import("./live.js")).benchLive(),
   report: async () => (await import("./report.js")).benchReport(),
   queue: async () => (await import("./queue.js")).benchQueue(),
+  profile: async () => (await import("./profile.js")).benchProfile(),
 };
 
 async function run(): Promise<void> {

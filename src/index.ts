@@ -19,6 +19,7 @@ export { CallAnalysis, type CallAnalysisOptions, type ClipAnalysis, type LoadedC
 export { measureOverlap, type OverlapStats } from "./analysis/overlap.js";
 export { analyzeParity } from "./analysis/parity.js";
 export { isMeasurementError, type ClipMeasurements, type MeasurementError, type ParityMeasurements } from "./analysis/types.js";
+export { DEFAULT_INTEGRITY_OPTIONS, resolveIntegrityOptions, type IntegrityBlock, type IntegrityOptions } from "./analysis/integrity.js";
 
 // The call timeline and the seven metrics.
 export { buildTimeline, findTransitions, latencySummaryMs, responseLatenciesMs, type TimelineEntry, type Transition, type TransitionKind } from "./timeline/index.js";
@@ -39,6 +40,30 @@ export {
   type MetricResult,
   type TestResult,
 } from "./metrics/index.js";
+
+// The calibrated voxmetrics profile of the seven metrics, and the per-reply timing it reads.
+export {
+  analysisOptionsFor,
+  DEFAULT_VOXMETRICS_PROFILE_OPTIONS,
+  METRIC_PROFILES,
+  resolveVoxmetricsProfileOptions,
+  VOXMETRICS_PROFILE,
+  VoxmetricsAgentResponsivenessMetric,
+  VoxmetricsAudioIntegrityMetric,
+  VoxmetricsMetric,
+  VoxmetricsSpeechIntelligibilityMetric,
+  VoxmetricsTurnTakingNaturalnessMetric,
+  VoxmetricsVoiceConsistencyMetric,
+  VoxmetricsVoiceNaturalnessMetric,
+  VoxmetricsVoiceReliabilityMetric,
+  type Evidence,
+  type MetricProfile,
+  type Ramp,
+  type VoxmetricsMetricOptions,
+  type VoxmetricsProfileOptions,
+  type VoxmetricsProfileOptionsInput,
+} from "./metrics/index.js";
+export { evaPercentile, splitReplies, type AgentReply, type CallerReply } from "./timeline/index.js";
 
 // Reading calls: every input format, and deepeval JSON files directly.
 export { loadDeepevalJsonFile, parseDeepevalJsonText, type DeepevalJsonOptions } from "./ingest/formats/deepeval-json.js";

@@ -6,7 +6,8 @@ import { decodeBase64Lenient, decodeBase64Python } from "../model/base64.js";
 import type { CompatMode } from "../model/codec.js";
 import type { ConversationalTestCase, Turn } from "../model/test-case.js";
 import { measureAcoustics, type AcousticsBlock } from "./acoustics.js";
-import type { AcousticsOptions } from "./acoustics-options.js";
+import { DEFAULT_ACOUSTICS_OPTIONS, type AcousticsOptions } from "./acoustics-options.js";
+import { measureIntegrity, type IntegrityBlock, type IntegrityOptions } from "./integrity.js";
 import { assembleParityMeasurements } from "./parity.js";
 import type { ClipMeasurements } from "./types.js";
 
@@ -22,6 +23,13 @@ export interface CallAnalysisOptions {
    * @defaultValue null
    */
   acoustics?: AcousticsOptions | null;
+  /**
+   * Resolved options (resolveIntegrityOptions) of the voxmetrics profile's measurements: every
+   * assistant clip then gets the `integrity` block, measured on the standards set (the `acoustics` options, or
+   * their defaults); null leaves it out.
+   * @defaultValue null
+   */
+  integrity?: IntegrityOptions | null;
 }
 
 /** Clips decoded from some turns' bytes while a call was read (turn index → audio), and the mode they were decoded in. */
@@ -50,6 +58,10 @@ export interface ClipAnalysis {
   timelineDuration: number | null;
   /** The standards set, when the options asked for it and the clip decoded. */
   acoustics: AcousticsBlock | undefined;
+  /** The standards set the integrity block was measured on (the same object as `acoustics` when both were asked for). */
+  standards?: AcousticsBlock;
+  /** The voxmetrics profile's measurements, when the options asked for them and the clip decoded. */
+  integrity?: IntegrityBlock;
 }
 
 const NO_CLIPS: ReadonlyMap<number, DecodedAudio> = new Map();
@@ -59,6 +71,7 @@ export class CallAnalysis {
   readonly testCase: ConversationalTestCase;
   readonly compat: CompatMode;
   private readonly acoustics: AcousticsOptions | null;
+  private readonly integrity: IntegrityOptions | null;
   private readonly decodedClips: ReadonlyMap<number, DecodedAudio>;
   private readonly clips = new Map<number, ClipAnalysis>();
 
@@ -68,6 +81,7 @@ export class CallAnalysis {
     this.testCase = loaded ? loaded.testCase : (call as ConversationalTestCase);
     this.compat = options.compat ?? "voxmetrics";
     this.acoustics = options.acoustics ?? null;
+    this.integrity = options.integrity ?? null;
     this.decodedClips = loaded?.decoded?.compat === this.compat ? loaded.decoded.byTurn : NO_CLIPS;
   }
 
@@ -112,19 +126,34 @@ export class CallAnalysis {
     }
     // One arena session per clip: its PCM is copied into WebAssembly memory once (plus its exact
     // floats, when it has them) and every kernel of both measurement sets reads it there.
-    const { measurements, acoustics } = withArena((arena) => {
+    const { measurements, standards, integrity } = withArena((arena) => {
       const clip = new ClipKernels(arena, decoded);
-      return {
-        measurements: assembleParityMeasurements(clip.parityFrames()),
-        acoustics: this.acoustics ? measureAcoustics(clip.planar(), this.acoustics, turn.content) : undefined,
+      const parity = assembleParityMeasurements(clip.parityFrames());
+      // The profile's measurements are the agent's: caller clips only get them when --acoustics asks for every clip.
+      const profiled = this.integrity !== null && turn.role === "assistant";
+      const standardsOptions = this.acoustics ?? (profiled ? DEFAULT_ACOUSTICS_OPTIONS : null);
+      if (!standardsOptions) return { measurements: parity, standards: undefined, integrity: undefined };
+      const planar = clip.planar();
+      const block = measureAcoustics(planar, standardsOptions, turn.content);
+      if (!profiled) return { measurements: parity, standards: block, integrity: undefined };
+      const clipping = {
+        level: Math.pow(10, standardsOptions.clipLevelDbfs / 20),
+        minRun: planar.sampleRate <= 8000 ? standardsOptions.clipMinRunNarrowbandSamples : standardsOptions.clipMinRunSamples,
+        bandwidthFloorDb: standardsOptions.bandwidthFloorDb,
       };
+      return { measurements: parity, standards: block, integrity: measureIntegrity(planar.mixdown(standardsOptions.mixdown), block.speech_segments, this.integrity!, clipping) };
     });
-    return {
+    const analysis: ClipAnalysis = {
       measurements,
       errorDetail: undefined,
       timelineDuration: this.compat === "deepeval" ? compatWavDuration(bytes) ?? metadataDuration : decoded.frames / decoded.sampleRate,
-      acoustics,
+      acoustics: this.acoustics ? standards : undefined,
     };
+    if (standards && integrity) {
+      analysis.standards = standards;
+      analysis.integrity = integrity;
+    }
+    return analysis;
   }
 }
 

@@ -7,6 +7,7 @@ import {
   DEFAULT_SCORE_OPTIONS,
   INPUT_FORMATS,
   MEASUREMENT_SETS,
+  METRIC_PROFILES,
   type AgentChannel,
   type CompatMode,
 } from "../index.js";
@@ -29,6 +30,13 @@ const AGENT_CHANNELS: readonly AgentChannel[] = ["left", "right"];
 /** `--compat <mode>`: audio acceptance (the score options decide it for reading and analysis alike). */
 export function compatOption(description: string): Option {
   return new Option("--compat <mode>", description).choices(COMPAT_MODES).default(DEFAULT_SCORE_OPTIONS.compat);
+}
+
+/** `--profile <name>`: which scoring profile of the seven metrics. */
+export function profileOption(): Option {
+  return new Option("--profile <name>", "scoring profile: 'deepeval' (deepeval's metrics, exactly) or 'voxmetrics' (calibrated on degradation ladders)")
+    .choices(METRIC_PROFILES)
+    .default(DEFAULT_SCORE_OPTIONS.profile);
 }
 
 /** `--input-format <format>`: skip detection. */

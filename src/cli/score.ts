@@ -2,8 +2,8 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { Command } from "commander";
-import { DEFAULT_QUEUE_OPTIONS, formatSummaryTable, scoreArchive, writeHtmlReportOfResults, type AgentChannel, type CompatMode, type InputFormat, type QueueStatus, type RunSummary } from "../index.js";
-import { agentChannelOption, compatOption, embedAudioOption, inputFormatOption, parseNumber, thresholdOption, workersOption } from "./options.js";
+import { DEFAULT_QUEUE_OPTIONS, formatSummaryTable, scoreArchive, writeHtmlReportOfResults, type AgentChannel, type CompatMode, type InputFormat, type MetricProfile, type QueueStatus, type RunSummary } from "../index.js";
+import { agentChannelOption, compatOption, embedAudioOption, inputFormatOption, parseNumber, profileOption, thresholdOption, workersOption } from "./options.js";
 
 interface ScoreFlags {
   out?: string;
@@ -11,6 +11,7 @@ interface ScoreFlags {
   threshold: number;
   strict?: boolean;
   compat: CompatMode;
+  profile: MetricProfile;
   workers: number;
   summary?: string;
   csv?: string;
@@ -47,6 +48,7 @@ export function registerScoreCommand(program: Command): void {
     .addOption(thresholdOption())
     .option("--strict", "strict mode for every metric")
     .addOption(compatOption("audio acceptance: 'deepeval' accepts exactly what deepeval accepts"))
+    .addOption(profileOption())
     .addOption(workersOption())
     .option("--summary <file.json>", "aggregate per metric (mean, p50, p95, pass rate, skipped, errors), written atomically")
     .option("--csv <file.csv>", "one row per call and metric")
@@ -93,6 +95,7 @@ async function runScore(inputs: string[], flags: ScoreFlags): Promise<number> {
         threshold: flags.threshold,
         strict: flags.strict ?? false,
         compat: flags.compat,
+        profile: flags.profile,
         acoustics: flags.acoustics ?? false,
       },
       pool: { workers: flags.workers, signal: abort.signal },

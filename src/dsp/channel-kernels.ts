@@ -29,6 +29,41 @@ export interface SignalStats {
   clippedSamples: number;
 }
 
+/** A run of exact-zero samples [start, end) and the levels (dB) of the samples just before and after it. */
+export interface ZeroRun {
+  start: number;
+  end: number;
+  beforeDb: number;
+  afterDb: number;
+}
+
+/** Parameters of the repeated-segment scan (samples, except `scale` and the ratios). */
+export interface RepeatScanOptions {
+  /** Hashed window (samples). */
+  window: number;
+  /** Quantisation: q = floor(x · scale). */
+  scale: number;
+  /** Least Σ|q| over the window for it to be hashed (keeps silence and faint noise out). */
+  gate: number;
+  minLag: number;
+  maxLag: number;
+  /** Verification block (samples). */
+  blockLength: number;
+  /** A block matches while Σ(x − x_lag)² ≤ matchRatio · Σx². */
+  matchRatio: number;
+  /** A verified run counts when it is at least this fraction of the lag. */
+  minRunFraction: number;
+  /** log2 of the hash table's slots. */
+  tableBits: number;
+}
+
+/** A repeat found by the scan: from sample `start` on, `run` samples equal those `lag` samples earlier. */
+export interface RepeatRun {
+  start: number;
+  lag: number;
+  run: number;
+}
+
 export interface YinResult {
   /** Period in samples of the analysed signal (0 = frame did not fit). */
   period: Float32Array;
@@ -139,5 +174,44 @@ export class ChannelKernels {
     const frames = checkStatus(this.k.spectrumAccumulate(this.input, this.length, startsPtr, count, fftSize, scratch, power), "spectrumAccumulate");
     return { power: this.arena.f64(power, fftSize / 2 + 1).slice(), frames };
   }
-}
 
+  /** Mean-square levels (dB, −200 for digital silence) of consecutive `blockLength`-sample blocks, the last partial. */
+  blockLevels(blockLength: number): Float32Array {
+    const blocks = this.k.integrityBlockCount(this.length, blockLength);
+    const out = this.arena.allocF32(Math.max(1, blocks));
+    checkStatus(this.k.integrityBlockLevels(this.input, this.length, blockLength, out), "integrityBlockLevels");
+    return this.arena.f32(out, blocks).slice();
+  }
+
+  /** Runs of at least `minRun` exact zeros with the levels of the `edgeLength` samples around each. */
+  zeroRuns(minRun: number, edgeLength: number): ZeroRun[] {
+    const capacity = Math.floor(this.length / minRun) + 1;
+    const runs = this.arena.allocI32(2 * capacity);
+    const edges = this.arena.allocF32(2 * capacity);
+    const count = checkStatus(this.k.integrityZeroRuns(this.input, this.length, minRun, edgeLength, runs, edges, capacity), "integrityZeroRuns");
+    const r = this.arena.i32(runs, 2 * count), e = this.arena.f32(edges, 2 * count);
+    return Array.from({ length: count }, (_, i) => ({ start: r[2 * i], end: r[2 * i + 1], beforeDb: e[2 * i], afterDb: e[2 * i + 1] }));
+  }
+
+  /** WADA sums over sample ranges with exact zeros excluded: samples counted, Σ|x|, Σ ln|x|. */
+  wadaSums(ranges: ReadonlyArray<readonly [number, number]>): { count: number; sumAbs: number; sumLn: number } {
+    const ptr = this.arena.allocI32(Math.max(2, 2 * ranges.length));
+    const out = this.arena.allocF64(3);
+    const view = this.arena.i32(ptr, 2 * ranges.length);
+    ranges.forEach(([s, e], i) => { view[2 * i] = s; view[2 * i + 1] = e; });
+    checkStatus(this.k.integrityWadaSums(this.input, this.length, ptr, ranges.length, out), "integrityWadaSums");
+    const v = this.arena.f64(out, 3);
+    return { count: v[0], sumAbs: v[1], sumLn: v[2] };
+  }
+
+  /** Repeated segments at any offset (see the kernel integrityRepeatScan). */
+  repeats(o: RepeatScanOptions): RepeatRun[] {
+    const table = this.arena.alloc(this.k.integrityRepeatTableSize(o.tableBits));
+    const capacity = Math.floor(this.length / Math.max(1, Math.floor(o.minLag * o.minRunFraction))) + 1;
+    const out = this.arena.allocI32(3 * capacity);
+    const count = checkStatus(this.k.integrityRepeatScan(this.input, this.length, o.window, o.scale, o.gate, o.minLag, o.maxLag,
+      o.blockLength, o.matchRatio, o.minRunFraction, table, o.tableBits, out, capacity), "integrityRepeatScan");
+    const v = this.arena.i32(out, 3 * count);
+    return Array.from({ length: count }, (_, i) => ({ start: v[3 * i], lag: v[3 * i + 1], run: v[3 * i + 2] }));
+  }
+}

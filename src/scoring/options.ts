@@ -1,6 +1,6 @@
 // The options of scoring a call, resolved once: metrics, threshold, strict mode, audio acceptance (compat) and the standards set.
 import { resolveAcousticsOptions, type AcousticsOptions } from "../analysis/acoustics-options.js";
-import { createMetrics } from "../metrics/index.js";
+import { createMetrics, METRIC_PROFILES, resolveVoxmetricsProfileOptions, type MetricProfile, type VoxmetricsProfileOptions, type VoxmetricsProfileOptionsInput } from "../metrics/index.js";
 import type { CompatMode } from "../model/codec.js";
 import { VoxError } from "../model/errors.js";
 
@@ -32,10 +32,24 @@ export interface ScoreOptions {
    * @defaultValue null
    */
   acoustics: AcousticsOptions | null;
+  /**
+   * Which metrics score the call: `deepeval` (deepeval's seven metrics, exactly) or `voxmetrics`
+   * (the calibrated profile of the same seven, docs/voxmetrics-profile.md).
+   * @defaultValue "deepeval"
+   */
+  profile: MetricProfile;
+  /**
+   * The voxmetrics profile's constants (DEFAULT_VOXMETRICS_PROFILE_OPTIONS overlaid with the caller's overrides).
+   * @defaultValue DEFAULT_VOXMETRICS_PROFILE_OPTIONS
+   */
+  profileOptions: VoxmetricsProfileOptions;
 }
 
-/** What a caller may give: any of the options; `acoustics` also as true (every default) or a partial set. */
-export type ScoreOptionsInput = Partial<Omit<ScoreOptions, "acoustics">> & { acoustics?: boolean | Partial<AcousticsOptions> | null };
+/** What a caller may give: any of the options; `acoustics` also as true (every default) or a partial set; `profileOptions` as overrides. */
+export type ScoreOptionsInput = Partial<Omit<ScoreOptions, "acoustics" | "profileOptions">> & {
+  acoustics?: boolean | Partial<AcousticsOptions> | null;
+  profileOptions?: VoxmetricsProfileOptionsInput;
+};
 
 export const DEFAULT_SCORE_OPTIONS: Readonly<ScoreOptions> = Object.freeze({
   metrics: Object.freeze([]) as readonly string[],
@@ -43,6 +57,8 @@ export const DEFAULT_SCORE_OPTIONS: Readonly<ScoreOptions> = Object.freeze({
   strict: false,
   compat: "voxmetrics",
   acoustics: null,
+  profile: "deepeval",
+  profileOptions: resolveVoxmetricsProfileOptions(),
 } satisfies ScoreOptions);
 
 const COMPAT_MODES: readonly CompatMode[] = ["voxmetrics", "deepeval"];
@@ -72,6 +88,11 @@ export function resolveScoreOptions(input: ScoreOptionsInput = {}): ScoreOptions
     if (!COMPAT_MODES.includes(input.compat)) bad("compat", `must be one of ${COMPAT_MODES.join(", ")}, got ${String(input.compat)}`);
     o.compat = input.compat;
   }
+  if (input.profile !== undefined) {
+    if (!METRIC_PROFILES.includes(input.profile)) bad("profile", `must be one of ${METRIC_PROFILES.join(", ")}, got ${String(input.profile)}`);
+    o.profile = input.profile;
+  }
+  if (input.profileOptions !== undefined) o.profileOptions = resolveVoxmetricsProfileOptions(input.profileOptions);
   const a = input.acoustics;
   if (a !== undefined && a !== null && a !== false) o.acoustics = resolveAcousticsOptions(a === true ? {} : a);
   return Object.freeze(o);

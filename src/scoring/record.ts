@@ -5,6 +5,7 @@
 import { closeSync, openSync, writeSync } from "node:fs";
 import type { InputFormat } from "../ingest/types.js";
 import type { MetricResult } from "../metrics/base-metric.js";
+import type { MetricProfile } from "../metrics/index.js";
 import type { ErrorCode } from "../model/errors.js";
 import { statsOfTurnRecords, type CallStats } from "./call-stats.js";
 import type { TurnRecord } from "./score-test-case.js";
@@ -23,6 +24,8 @@ export interface ResultRecord {
   source: { format: InputFormat | null; path: string };
   status: "ok" | "error";
   error: RecordError | null;
+  /** The scoring profile that produced `metrics` (ok records). */
+  profile?: MetricProfile;
   metrics?: Record<string, MetricResult>;
   turns?: TurnRecord[];
   /** WER / CER of the call's transcript pairs (transcript-accuracy.ts), when it has any. */

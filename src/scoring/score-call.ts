@@ -56,13 +56,14 @@ function scoreCallNow({ ref, ingest, score }: ScoreTask): ResultRecord {
   try {
     // compat is decided once, in the score options: the call is read and its clips analysed in the same mode.
     const loaded = loadCall(ref, { ...ingest, compat: score.compat });
-    const { metrics, turns } = scoreLoadedCall(loaded, score);
+    const { profile, metrics, turns } = scoreLoadedCall(loaded, score);
     const record: ResultRecord = {
       id: ref.id,
       name: loaded.testCase.name ?? null,
       source: { format: ref.format, path: ref.displayPath },
       status: "ok",
       error: null,
+      profile,
       metrics,
       turns,
       elapsed_ms: 0,

@@ -2,7 +2,7 @@
 import type { AcousticsBlock } from "../analysis/acoustics.js";
 import { CallAnalysis, type LoadedCall } from "../analysis/call.js";
 import type { ClipMeasurements } from "../analysis/types.js";
-import { createMetrics, type MetricResult } from "../metrics/index.js";
+import { analysisOptionsFor, createMetrics, type MetricProfile, type MetricResult } from "../metrics/index.js";
 import type { ConversationalTestCase, Role } from "../model/test-case.js";
 import { resolveScoreOptions, type ScoreOptions, type ScoreOptionsInput } from "./options.js";
 import { wordErrorRate } from "../text/error-rate.js";
@@ -38,8 +38,10 @@ function turnWer(metadata: Record<string, unknown> | null | undefined): TurnWer 
   return { reference_words: w.referenceLength, correct: w.correct, substitutions: w.substitutions, deletions: w.deletions, insertions: w.insertions, rate: w.rate };
 }
 
-/** The `metrics` and `turns` parts of a result record. */
+/** The `profile`, `metrics` and `turns` parts of a result record. */
 export interface ScoreResult {
+  /** The profile whose metrics produced `metrics`. */
+  profile: MetricProfile;
   metrics: Record<string, MetricResult>;
   turns: TurnRecord[];
 }
@@ -52,8 +54,8 @@ export function scoreTestCase(testCase: ConversationalTestCase, options: ScoreOp
 /** Score a call as ingest loaded it (the clips it already decoded are reused), with resolved options. */
 export function scoreLoadedCall(call: LoadedCall, options: ScoreOptions): ScoreResult {
   const { testCase } = call;
-  const metrics = createMetrics(options.metrics, { threshold: options.threshold, strict_mode: options.strict });
-  const ctx = new CallAnalysis(call, { compat: options.compat, acoustics: options.acoustics });
+  const metrics = createMetrics(options.metrics, { threshold: options.threshold, strict_mode: options.strict, profile: options.profileOptions }, options.profile);
+  const ctx = new CallAnalysis(call, analysisOptionsFor(metrics, { compat: options.compat, acoustics: options.acoustics }));
   const results: Record<string, MetricResult> = {};
   for (const metric of metrics) {
     metric.measure(testCase, ctx);
@@ -76,6 +78,6 @@ export function scoreLoadedCall(call: LoadedCall, options: ScoreOptions): ScoreR
     if (wer) record.wer = wer;
     turns.push(record);
   });
-  return { metrics: results, turns };
+  return { profile: options.profile, metrics: results, turns };
 }
 

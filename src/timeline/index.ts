@@ -77,3 +77,5 @@ export function latencySummaryMs(latencies: readonly number[]): { p50: number | 
   const sorted = [...latencies].sort((a, b) => a - b);
   return { p50: percentile(sorted, 50), p95: percentile(sorted, 95), p99: percentile(sorted, 99) };
 }
+
+export { evaPercentile, splitReplies, type AgentReply, type CallerReply } from "./turns.js";

@@ -2,14 +2,22 @@
 import { describe, expect, it } from "vitest";
 import { DEFAULT_ACOUSTICS_OPTIONS } from "../../src/analysis/acoustics-options.js";
 import { DEFAULT_POOL_OPTIONS, resolvePoolOptions } from "../../src/pool/pool.js";
+import { DEFAULT_VOXMETRICS_PROFILE_OPTIONS } from "../../src/metrics/index.js";
 import { DEFAULT_SCORE_OPTIONS, resolveScoreOptions } from "../../src/scoring/options.js";
 
 describe("resolveScoreOptions", () => {
   it("fills the defaults and freezes the result", () => {
     const o = resolveScoreOptions();
-    expect(o).toEqual({ metrics: [], threshold: 0.5, strict: false, compat: "voxmetrics", acoustics: null });
+    expect(o).toEqual({ metrics: [], threshold: 0.5, strict: false, compat: "voxmetrics", acoustics: null, profile: "deepeval", profileOptions: DEFAULT_VOXMETRICS_PROFILE_OPTIONS });
     expect(o).toEqual(DEFAULT_SCORE_OPTIONS);
     expect(Object.isFrozen(o) && Object.isFrozen(DEFAULT_SCORE_OPTIONS)).toBe(true);
+  });
+
+  it("profile: deepeval by default, voxmetrics on request with overridable constants, anything else named", () => {
+    expect(resolveScoreOptions({ profile: "voxmetrics" }).profile).toBe("voxmetrics");
+    expect(resolveScoreOptions({ profileOptions: { snrDb: { bad: -3 } } }).profileOptions.snrDb).toEqual({ good: 12, bad: -3 });
+    expect(() => resolveScoreOptions({ profile: "eva" as never })).toThrow(/must be one of deepeval, voxmetrics, got eva/);
+    expect(() => resolveScoreOptions({ profileOptions: { truncatedFactor: 2 } })).toThrow(/profile option truncatedFactor must be in \[0, 1\]/);
   });
 
   it("acoustics: true means every default, a partial set is resolved and validated, false and null leave it out", () => {
