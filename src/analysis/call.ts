@@ -1,11 +1,11 @@
 // Per-call analysis context: decodes and measures each clip at most once, however many metrics read it.
-import { compatWavDuration, DECODE_MESSAGES, DecodeError, decodeAudio, type DecodedAudio } from "../audio/index.js";
+import { compatWavDuration, DECODE_MESSAGES, DecodeError, decodeAudio, type AudioLimits, type DecodedAudio } from "../audio/index.js";
 import { ClipKernels } from "../dsp/clip-kernels.js";
 import { withArena } from "../dsp/wasm.js";
 import { decodeBase64Lenient, decodeBase64Python } from "../model/base64.js";
 import type { CompatMode } from "../model/codec.js";
 import type { ConversationalTestCase, Turn } from "../model/test-case.js";
-import { measureAcoustics, type AcousticsBlock } from "./acoustics.js";
+import { measureAcoustics, standardsSampleRateProblem, type AcousticsBlock } from "./acoustics.js";
 import type { AcousticsOptions } from "./acoustics-options.js";
 import { assembleParityMeasurements } from "./parity.js";
 import type { ClipMeasurements } from "./types.js";
@@ -22,6 +22,11 @@ export interface CallAnalysisOptions {
    * @defaultValue null
    */
   acoustics?: AcousticsOptions | null;
+  /**
+   * The decoded-size budget of each clip.
+   * @defaultValue DEFAULT_AUDIO_LIMITS
+   */
+  limits?: Partial<AudioLimits>;
 }
 
 /** Clips decoded from some turns' bytes while a call was read (turn index → audio), and the mode they were decoded in. */
@@ -50,6 +55,8 @@ export interface ClipAnalysis {
   timelineDuration: number | null;
   /** The standards set, when the options asked for it and the clip decoded. */
   acoustics: AcousticsBlock | undefined;
+  /** Why the standards set was asked for but could not measure this clip (its sample rate), naming the clip. */
+  acousticsError?: string;
 }
 
 const NO_CLIPS: ReadonlyMap<number, DecodedAudio> = new Map();
@@ -59,6 +66,7 @@ export class CallAnalysis {
   readonly testCase: ConversationalTestCase;
   readonly compat: CompatMode;
   private readonly acoustics: AcousticsOptions | null;
+  private readonly limits: Partial<AudioLimits> | undefined;
   private readonly decodedClips: ReadonlyMap<number, DecodedAudio>;
   private readonly clips = new Map<number, ClipAnalysis>();
 
@@ -68,6 +76,7 @@ export class CallAnalysis {
     this.testCase = loaded ? loaded.testCase : (call as ConversationalTestCase);
     this.compat = options.compat ?? "voxmetrics";
     this.acoustics = options.acoustics ?? null;
+    this.limits = options.limits;
     this.decodedClips = loaded?.decoded?.compat === this.compat ? loaded.decoded.byTurn : NO_CLIPS;
   }
 
@@ -100,7 +109,7 @@ export class CallAnalysis {
     const name = audio.path ?? `turns[${index}].audio`;
     let decoded: DecodedAudio;
     try {
-      decoded = this.decodedClips.get(index) ?? decodeAudio(bytes, { compat: this.compat, name });
+      decoded = this.decodedClips.get(index) ?? decodeAudio(bytes, { compat: this.compat, name, limits: this.limits });
     } catch (e) {
       if (!(e instanceof DecodeError)) throw e;
       return {
@@ -112,19 +121,24 @@ export class CallAnalysis {
     }
     // One arena session per clip: its PCM is copied into WebAssembly memory once (plus its exact
     // floats, when it has them) and every kernel of both measurement sets reads it there.
+    // The parity set measures any rate; the standards set only its range (the clip is then still scored).
+    const rateProblem = this.acoustics ? standardsSampleRateProblem(decoded.sampleRate) : null;
+    const acousticsOptions = rateProblem ? null : this.acoustics;
     const { measurements, acoustics } = withArena((arena) => {
       const clip = new ClipKernels(arena, decoded);
       return {
         measurements: assembleParityMeasurements(clip.parityFrames()),
-        acoustics: this.acoustics ? measureAcoustics(clip.planar(), this.acoustics, turn.content) : undefined,
+        acoustics: acousticsOptions ? measureAcoustics(clip.planar(), acousticsOptions, turn.content) : undefined,
       };
     });
-    return {
+    const analysis: ClipAnalysis = {
       measurements,
       errorDetail: undefined,
       timelineDuration: this.compat === "deepeval" ? compatWavDuration(bytes) ?? metadataDuration : decoded.frames / decoded.sampleRate,
       acoustics,
     };
+    if (rateProblem) analysis.acousticsError = `${name}: ${rateProblem}`;
+    return analysis;
   }
 }
 

@@ -2,6 +2,7 @@
 import { InvalidArgumentError, Option } from "commander";
 import {
   DEFAULT_ANALYZE_FILE_OPTIONS,
+  DEFAULT_AUDIO_LIMITS,
   DEFAULT_INGEST_OPTIONS,
   DEFAULT_SCORE_OPTIONS,
   INPUT_FORMATS,
@@ -55,3 +56,28 @@ export function measurementSetOption(): Option {
   return new Option("--set <set>", "which measurements to compute").choices(MEASUREMENT_SETS).default(DEFAULT_ANALYZE_FILE_OPTIONS.set);
 }
 
+
+/** `--max-audio-seconds <s>`: the longest audio decoded from one file or clip. */
+export function maxAudioSecondsOption(): Option {
+  return new Option("--max-audio-seconds <s>", "longest audio decoded from one file or clip; longer inputs become error records")
+    .argParser(parsePositive(false))
+    .default(DEFAULT_AUDIO_LIMITS.maxAudioSeconds);
+}
+
+/** `--max-channels <n>`: the most channels one file or clip may declare. */
+export function maxChannelsOption(): Option {
+  return new Option("--max-channels <n>", "most channels in one file or clip; more is an error record, refused before decoding")
+    .argParser(parsePositive(true))
+    .default(DEFAULT_AUDIO_LIMITS.maxChannels);
+}
+
+/** A commander parser for a number > 0 (an integer when `integer`). */
+export function parsePositive(integer: boolean) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n))) {
+      throw new InvalidArgumentError(`expected ${integer ? "an integer" : "a number"} > 0, got "${value}"`);
+    }
+    return n;
+  };
+}

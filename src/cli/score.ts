@@ -3,7 +3,7 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { Command } from "commander";
 import { formatSummaryTable, scoreArchive, type AgentChannel, type CompatMode, type InputFormat, type RunSummary } from "../index.js";
-import { agentChannelOption, compatOption, inputFormatOption, parseNumber, thresholdOption, workersOption } from "./options.js";
+import { agentChannelOption, compatOption, inputFormatOption, maxAudioSecondsOption, maxChannelsOption, parseNumber, thresholdOption, workersOption } from "./options.js";
 
 interface ScoreFlags {
   out?: string;
@@ -22,6 +22,8 @@ interface ScoreFlags {
   acoustics?: boolean;
   progress?: boolean;
   printSummary?: boolean;
+  maxAudioSeconds: number;
+  maxChannels: number;
 }
 
 /** Exit code of an interrupted run (128 + SIGINT), as shells report it. */
@@ -52,6 +54,8 @@ export function registerScoreCommand(program: Command): void {
     .option("--acoustics", "add the standards-set acoustics block to every turn")
     .option("--progress", "show progress on stderr even when it is not a terminal")
     .option("--print-summary", "print the summary table when done (stdout, or stderr when results go to stdout)")
+    .addOption(maxAudioSecondsOption())
+    .addOption(maxChannelsOption())
     .action(async (inputs: string[], flags: ScoreFlags) => {
       process.exitCode = await runScore(inputs, flags);
     });
@@ -81,6 +85,7 @@ async function runScore(inputs: string[], flags: ScoreFlags): Promise<number> {
         strict: flags.strict ?? false,
         compat: flags.compat,
         acoustics: flags.acoustics ?? false,
+        limits: { maxAudioSeconds: flags.maxAudioSeconds, maxChannels: flags.maxChannels },
       },
       pool: { workers: flags.workers, signal: abort.signal },
       onDiscovered: (d, resumed) => {

@@ -1,5 +1,6 @@
 // Shared types of the ingest layer: input formats, what discovery finds (candidates), call references (cheap, main thread), loaded calls (worker) and the contract of a format module.
 import type { LoadedCall } from "../analysis/call.js";
+import type { AudioLimits } from "../audio/limits.js";
 import type { AudioSniff } from "../audio/sniff.js";
 import type { CompatMode } from "../model/codec.js";
 import { VoxError, type ErrorCode } from "../model/errors.js";
@@ -48,23 +49,29 @@ export interface IngestOptions {
    * @defaultValue []
    */
   exclude?: string[];
+  /**
+   * The decoded-size budget of recordings decoded while reading (dual-channel files, simulation mixes).
+   * @defaultValue DEFAULT_AUDIO_LIMITS
+   */
+  limits?: Partial<AudioLimits>;
 }
 
 /** The resolved defaults. */
-export const DEFAULT_INGEST_OPTIONS: Readonly<Required<Omit<IngestOptions, "inputFormat" | "exclude">>> = Object.freeze({
+export const DEFAULT_INGEST_OPTIONS: Readonly<Required<Omit<IngestOptions, "inputFormat" | "exclude" | "limits">>> = Object.freeze({
   compat: "voxmetrics",
   agentChannel: "right",
   inferStartTimes: true,
 });
 
 /** Defaults overlaid with `partial`; an unknown format, mode or side is an INVALID_OPTION naming the option. */
-export function resolveIngestOptions(partial: IngestOptions = {}): Required<Omit<IngestOptions, "inputFormat">> & Pick<IngestOptions, "inputFormat"> {
+export function resolveIngestOptions(partial: IngestOptions = {}): Required<Omit<IngestOptions, "inputFormat" | "limits">> & Pick<IngestOptions, "inputFormat" | "limits"> {
   const o = {
     compat: partial.compat ?? DEFAULT_INGEST_OPTIONS.compat,
     agentChannel: partial.agentChannel ?? DEFAULT_INGEST_OPTIONS.agentChannel,
     inferStartTimes: partial.inferStartTimes ?? DEFAULT_INGEST_OPTIONS.inferStartTimes,
     inputFormat: partial.inputFormat,
     exclude: partial.exclude ?? [],
+    limits: partial.limits,
   };
   const bad = (field: string, detail: string): never => {
     throw new VoxError("INVALID_OPTION", detail, { field });

@@ -14,6 +14,8 @@ export type ErrorCode =
   | "INVALID_OPTION"
   | "WORKER_CRASHED"
   | "KERNEL_ERROR"
+  | "LIMIT_EXCEEDED"
+  | "CALL_TIMEOUT"
   | "TOOL_MISSING"
   | "MODEL_FAILED"
   | "MODEL_TIMEOUT"

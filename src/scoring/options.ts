@@ -1,5 +1,6 @@
 // The options of scoring a call, resolved once: metrics, threshold, strict mode, audio acceptance (compat) and the standards set.
 import { resolveAcousticsOptions, type AcousticsOptions } from "../analysis/acoustics-options.js";
+import { DEFAULT_AUDIO_LIMITS, resolveAudioLimits, type AudioLimits } from "../audio/limits.js";
 import { createMetrics } from "../metrics/index.js";
 import type { CompatMode } from "../model/codec.js";
 import { VoxError } from "../model/errors.js";
@@ -32,10 +33,15 @@ export interface ScoreOptions {
    * @defaultValue null
    */
   acoustics: AcousticsOptions | null;
+  /**
+   * The decoded-size budget of every file and clip of a call (`--max-audio-seconds`, `--max-channels`).
+   * @defaultValue DEFAULT_AUDIO_LIMITS
+   */
+  limits: AudioLimits;
 }
 
 /** What a caller may give: any of the options; `acoustics` also as true (every default) or a partial set. */
-export type ScoreOptionsInput = Partial<Omit<ScoreOptions, "acoustics">> & { acoustics?: boolean | Partial<AcousticsOptions> | null };
+export type ScoreOptionsInput = Partial<Omit<ScoreOptions, "acoustics" | "limits">> & { acoustics?: boolean | Partial<AcousticsOptions> | null; limits?: Partial<AudioLimits> };
 
 export const DEFAULT_SCORE_OPTIONS: Readonly<ScoreOptions> = Object.freeze({
   metrics: Object.freeze([]) as readonly string[],
@@ -43,6 +49,7 @@ export const DEFAULT_SCORE_OPTIONS: Readonly<ScoreOptions> = Object.freeze({
   strict: false,
   compat: "voxmetrics",
   acoustics: null,
+  limits: DEFAULT_AUDIO_LIMITS,
 } satisfies ScoreOptions);
 
 const COMPAT_MODES: readonly CompatMode[] = ["voxmetrics", "deepeval"];
@@ -74,5 +81,6 @@ export function resolveScoreOptions(input: ScoreOptionsInput = {}): ScoreOptions
   }
   const a = input.acoustics;
   if (a !== undefined && a !== null && a !== false) o.acoustics = resolveAcousticsOptions(a === true ? {} : a);
+  if (input.limits !== undefined) o.limits = resolveAudioLimits(input.limits);
   return Object.freeze(o);
 }

@@ -54,7 +54,7 @@ function scoreCallNow({ ref, ingest, score }: ScoreTask): ResultRecord {
   const t0 = performance.now();
   try {
     // compat is decided once, in the score options: the call is read and its clips analysed in the same mode.
-    const loaded = loadCall(ref, { ...ingest, compat: score.compat });
+    const loaded = loadCall(ref, { ...ingest, compat: score.compat, limits: score.limits });
     const { metrics, turns } = scoreLoadedCall(loaded, score);
     const record: ResultRecord = {
       id: ref.id,

@@ -14,6 +14,8 @@ export interface TurnRecord {
   duration: number | null;
   measurements: ClipMeasurements & { detail?: string };
   acoustics?: AcousticsBlock;
+  /** Why the standards set (`--acoustics`) could not measure this clip. */
+  acoustics_error?: string;
 }
 
 /** The `metrics` and `turns` parts of a result record. */
@@ -31,7 +33,7 @@ export function scoreTestCase(testCase: ConversationalTestCase, options: ScoreOp
 export function scoreLoadedCall(call: LoadedCall, options: ScoreOptions): ScoreResult {
   const { testCase } = call;
   const metrics = createMetrics(options.metrics, { threshold: options.threshold, strict_mode: options.strict });
-  const ctx = new CallAnalysis(call, { compat: options.compat, acoustics: options.acoustics });
+  const ctx = new CallAnalysis(call, { compat: options.compat, acoustics: options.acoustics, limits: options.limits });
   const results: Record<string, MetricResult> = {};
   for (const metric of metrics) {
     metric.measure(testCase, ctx);
@@ -50,6 +52,7 @@ export function scoreLoadedCall(call: LoadedCall, options: ScoreOptions): ScoreR
       measurements,
     };
     if (clip.acoustics !== undefined) record.acoustics = clip.acoustics;
+    if (clip.acousticsError !== undefined) record.acoustics_error = clip.acousticsError;
     turns.push(record);
   });
   return { metrics: results, turns };

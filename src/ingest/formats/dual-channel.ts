@@ -124,7 +124,7 @@ function transcriptFor(turn: PartyTurn, sidecar: Sidecar | null): string {
 /** Read a dual-channel recording into a test case whose turns are cut from each party's channel. */
 export function loadDualChannel(path: string, options: IngestOptions = {}): LoadedCall {
   const file = displayPathOf(path);
-  const decoded = decodeAudio(readFileBytes(path), { compat: options.compat, name: file });
+  const decoded = decodeAudio(readFileBytes(path), { compat: options.compat, name: file, limits: options.limits });
   const sidecar = readSidecar(path);
   const warnings = [...decoded.warnings];
   if (decoded.channels < 2) {
