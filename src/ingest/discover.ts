@@ -9,7 +9,12 @@ import { AUDIO_EXTENSIONS, displayPathOf, extensionOf, readHead, toPosix } from 
 import { DETECTION_ORDER, FORMATS } from "./formats/index.js";
 import { resolveIngestOptions, type Candidate, type CallRef, type Discovery, type FirstRecord, type IngestOptions, type InputFormat } from "./types.js";
 
-/** Records examined for a readable first one when the first ones do not parse. */
+/**
+ * Records of a JSON container (an array, or a single value) examined for a readable first one when
+ * the first ones do not parse. JSONL files are read record by record: the first record any format
+ * recognises decides the file's format however many bad lines come before it (each of those is then
+ * its own error record).
+ */
 const DETECTION_RECORDS = 20;
 /** Header bytes read to sniff an audio file. */
 const SNIFF_BYTES = 65536;
@@ -53,8 +58,10 @@ function jsonCandidate(path: string): Candidate {
   const bytes = readFileSync(path);
   const records = scanJsonRecords(bytes, extensionOf(path) === "jsonl");
   const decoder = new TextDecoder();
+  const lines = records.container === "lines";
   let firstError = "";
-  for (const [start, end] of records.ranges.slice(0, DETECTION_RECORDS)) {
+  let firstReadable: Candidate | null = null;
+  for (const [start, end] of lines ? records.ranges : records.ranges.slice(0, DETECTION_RECORDS)) {
     let first: FirstRecord;
     try {
       first = { value: parseRecord(decoder.decode(bytes.subarray(start, end))) };
@@ -62,9 +69,11 @@ function jsonCandidate(path: string): Candidate {
       firstError ||= (e as Error).message;
       continue;
     }
-    return { kind: "json", path, bytes, records, first };
+    const candidate: Candidate = { kind: "json", path, bytes, records, first };
+    if (!lines || detectFormat(candidate)) return candidate;
+    firstReadable ??= candidate;
   }
-  return { kind: "json", path, bytes, records, first: { error: firstError } };
+  return firstReadable ?? { kind: "json", path, bytes, records, first: { error: firstError } };
 }
 
 function audioCandidate(path: string): Candidate {
