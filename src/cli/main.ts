@@ -4,6 +4,7 @@ import { Command, CommanderError } from "commander";
 import { registerAnalyzeCommand } from "./analyze.js";
 import { registerCallCommand } from "./call.js";
 import { registerScoreCommand } from "./score.js";
+import { guardStdout } from "./stdout-guard.js";
 import { registerTimelineCommand } from "./timeline.js";
 
 function packageVersion(): string {
@@ -33,6 +34,7 @@ export function buildProgram(): Command {
 /** Run the CLI; resolves to the process exit code (0 ok, 1 error, 2 a --fail-under gate failed). */
 export async function main(argv: string[]): Promise<number> {
   const program = buildProgram();
+  guardStdout();
   try {
     await program.parseAsync(argv);
   } catch (e) {

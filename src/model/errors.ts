@@ -16,6 +16,7 @@ export type ErrorCode =
   | "KERNEL_ERROR"
   | "LIMIT_EXCEEDED"
   | "CALL_TIMEOUT"
+  | "OUTPUT_LOCKED"
   | "TOOL_MISSING"
   | "MODEL_FAILED"
   | "MODEL_TIMEOUT"

@@ -8,7 +8,7 @@ import { Piscina } from "piscina";
 import { getWasmModule } from "../dsp/wasm.js";
 import type { CallRef } from "../ingest/types.js";
 import { VoxError } from "../model/errors.js";
-import { appendRecordLines, errorRecord, scoreBatch, toOutcome, type BatchTask, type CallOutcome, type CallReadOptions, type ScoreOptions } from "../scoring/index.js";
+import { appendRecordLines, errorRecord, outputWriteError, scoreBatch, toOutcome, type BatchTask, type CallOutcome, type CallReadOptions, type ScoreOptions } from "../scoring/index.js";
 
 /** Every option of the pool; defaults in DEFAULT_POOL_OPTIONS. */
 export interface PoolOptions {
@@ -177,11 +177,17 @@ async function runOnPool(
   const { piscina, options: pool } = state;
   const iterator = refs[Symbol.iterator]();
   const { appendTo } = options;
+  /** Hand outcomes on; a record the results file refused ends the run (a write error is no call's fault). */
+  const deliver = (outcomes: CallOutcome[]) => {
+    const failed = outcomes.find((o) => o.writeError !== undefined);
+    if (failed) throw new VoxError("IO_ERROR", failed.writeError!);
+    outcomes.forEach((outcome) => onResult(outcome));
+  };
   if (piscina === null) {
     // Inline: the calls are scored one by one in this thread, as a worker scores its tasks.
     for (let next = iterator.next(); !next.done; next = iterator.next()) {
       if (pool.signal?.aborted) return { interrupted: true };
-      scoreBatch({ refs: [next.value], ingest: options.ingest, score: options.score, appendTo }).forEach(onResult);
+      deliver(scoreBatch({ refs: [next.value], ingest: options.ingest, score: options.score, appendTo }));
       await new Promise((r) => setImmediate(r));
     }
     return { interrupted: false };
@@ -191,7 +197,11 @@ async function runOnPool(
   const recordCrash = (ref: CallRef, attempts: number, why: string) => {
     const outcome = toOutcome(errorRecord(ref, new VoxError("WORKER_CRASHED", `the worker scoring this call died ${attempts} time(s) (${why})`, { file: ref.displayPath })));
     if (appendTo !== undefined) {
-      appendRecordLines(appendTo, [outcome.line!]);
+      try {
+        appendRecordLines(appendTo, [outcome.line!]);
+      } catch (e) {
+        throw outputWriteError(appendTo, e, true);
+      }
       outcome.line = null;
     }
     onResult(outcome);
@@ -223,7 +233,7 @@ async function runOnPool(
         recordCrash(ref, attempt + 1, err instanceof Error ? err.message : String(err));
         return;
       }
-      outcomes.forEach((outcome) => onResult(outcome));
+      deliver(outcomes);
       return;
     }
   };
@@ -238,7 +248,7 @@ async function runOnPool(
       for (const ref of batch) await runOne(ref);
       return;
     }
-    outcomes.forEach((outcome) => onResult(outcome));
+    deliver(outcomes);
   };
 
   const limit = state.workers * pool.tasksPerWorker;

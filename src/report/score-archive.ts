@@ -4,8 +4,9 @@ import { discoverCalls } from "../ingest/index.js";
 import type { CallRef, Discovery } from "../ingest/types.js";
 import { VoxError } from "../model/errors.js";
 import { runCalls, startPool, type PoolOptions, type ScoringPool } from "../pool/index.js";
-import { resolveScoreOptions, type CallReadOptions, type RecordDigest, type ScoreOptions, type ScoreOptionsInput } from "../scoring/index.js";
-import { writeFileAtomic } from "../ingest/files.js";
+import { outputWriteError, resolveScoreOptions, type CallReadOptions, type RecordDigest, type ScoreOptions, type ScoreOptionsInput } from "../scoring/index.js";
+import { realPathOr, writeFileAtomic } from "../ingest/files.js";
+import { lockOutputFile, type OutputLock } from "./lock.js";
 import { CsvWriter } from "./csv.js";
 import { ResultWriter } from "./jsonl-writer.js";
 import { SummaryAccumulator, type RunSummary } from "./summary.js";
@@ -47,12 +48,40 @@ export async function scoreArchive(options: ScoreArchiveOptions): Promise<ScoreA
   const score = resolveScoreOptions(options.score);
   const outputs = [options.out, options.summary, options.csv].filter((p): p is string => Boolean(p)).map((p) => resolve(p));
   const ingest: CallReadOptions = { ...options.ingest, exclude: [...(options.ingest?.exclude ?? []), ...outputs] };
-  // The workers boot (engine, wasm) while this thread walks the archive.
-  const pool = startPool(options.pool);
+  refuseOutputsNamingInputs(options);
+  // One run per output file at a time: a second run on the same files is refused, not interleaved.
+  const locks: OutputLock[] = [];
   try {
-    return await scoreDiscovered(options, ingest, score, pool, t0);
+    for (const p of outputs) locks.push(lockOutputFile(p));
+    // The workers boot (engine, wasm) while this thread walks the archive.
+    const pool = startPool(options.pool);
+    try {
+      return await scoreDiscovered(options, ingest, score, pool, t0);
+    } finally {
+      await pool.close();
+    }
   } finally {
-    await pool.close();
+    for (const lock of locks) lock.release();
+  }
+}
+
+/** An output file that is also an input would be overwritten by the run reading it: refused before anything is written. */
+function refuseOutputsNamingInputs(options: ScoreArchiveOptions): void {
+  const inputs = new Set(options.inputs.map((p) => realPathOr(p)));
+  const named: Array<[string, string | null | undefined]> = [["out", options.out], ["summary", options.summary], ["csv", options.csv]];
+  for (const [flag, path] of named) {
+    if (path && inputs.has(realPathOr(path))) {
+      throw new VoxError("INVALID_OPTION", `--${flag} ${path} is one of the inputs; writing there would overwrite it (choose another file)`);
+    }
+  }
+}
+
+/** Run a write to an output file; a failure becomes the one clear error that ends the run. */
+function guardWrite(path: string, write: () => void): void {
+  try {
+    write();
+  } catch (e) {
+    throw outputWriteError(path, e, false);
   }
 }
 
@@ -65,7 +94,7 @@ async function scoreDiscovered(options: ScoreArchiveOptions, ingest: CallReadOpt
   const account = (record: RecordDigest) => {
     done.add(record.id);
     totals.add(record);
-    csv?.add(record);
+    if (csv) guardWrite(options.csv!, () => csv.add(record));
   };
   const writer = ResultWriter.open(options.out, options.resume ?? false, (record) => {
     if (!done.has(record.id)) account(record);
@@ -96,8 +125,8 @@ async function scoreDiscovered(options: ScoreArchiveOptions, ingest: CallReadOpt
     }));
   } finally {
     summary = totals.summary((performance.now() - t0) / 1000);
-    if (options.summary) writeFileAtomic(options.summary, JSON.stringify(summary, null, 2) + "\n");
-    csv?.finish();
+    if (options.summary) guardWrite(options.summary, () => writeFileAtomic(options.summary!, JSON.stringify(summary, null, 2) + "\n"));
+    if (csv) guardWrite(options.csv!, () => csv.finish());
   }
   return { summary, scored, resumed, interrupted, warnings: discovery.warnings };
 }

@@ -2,6 +2,6 @@
 export { analyzeFile, analyzeFileAt, DEFAULT_ANALYZE_FILE_OPTIONS, MEASUREMENT_SETS, resolveAnalyzeFileOptions, type AnalyzeFileOptions, type AnalyzeFileResult, type MeasurementSet } from "./analyze-file.js";
 export { timelineOfCall, type CallTimeline, type TimelineRecord } from "./call-timeline.js";
 export { DEFAULT_SCORE_OPTIONS, resolveScoreOptions, type ScoreOptions, type ScoreOptionsInput } from "./options.js";
-export { appendRecordLines, isResultRecord, toOutcome, type CallOutcome, type MetricDigest, type RecordDigest, type RecordError, type ResultRecord } from "./record.js";
+export { appendRecordLines, isResultRecord, outputWriteError, toOutcome, type CallOutcome, type MetricDigest, type RecordDigest, type RecordError, type ResultRecord } from "./record.js";
 export { errorRecord, scoreBatch, scoreCall, type BatchTask, type CallReadOptions, type ScoreTask } from "./score-call.js";
 export { scoreLoadedCall, scoreTestCase, type ScoreResult, type TurnRecord } from "./score-test-case.js";

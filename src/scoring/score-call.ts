@@ -4,7 +4,7 @@ import { loadCall } from "../ingest/index.js";
 import type { CallRef, IngestOptions } from "../ingest/types.js";
 import { toVoxError } from "../model/errors.js";
 import type { ScoreOptions } from "./options.js";
-import { appendRecordLines, toOutcome, type CallOutcome, type ResultRecord } from "./record.js";
+import { appendRecordLines, outputWriteError, toOutcome, type CallOutcome, type ResultRecord } from "./record.js";
 import { scoreLoadedCall } from "./score-test-case.js";
 
 /** How calls are read: everything of IngestOptions but compat, which the score options decide for reading and analysis alike. */
@@ -78,7 +78,14 @@ function scoreCallNow({ ref, ingest, score }: ScoreTask): ResultRecord {
 export function scoreBatch(task: BatchTask): CallOutcome[] {
   const outcomes = task.refs.map((ref) => toOutcome(scoreCall({ ref, ingest: task.ingest, score: task.score })));
   if (task.appendTo !== undefined) {
-    appendRecordLines(task.appendTo, outcomes.map((o) => o.line!));
+    try {
+      appendRecordLines(task.appendTo, outcomes.map((o) => o.line!));
+    } catch (e) {
+      // Not a crash of this call: the caller ends the run with one clear line.
+      const message = outputWriteError(task.appendTo, e, true).message;
+      for (const o of outcomes) o.writeError = message;
+      return outcomes;
+    }
     for (const o of outcomes) o.line = null;
   }
   return outcomes;
