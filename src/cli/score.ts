@@ -1,6 +1,6 @@
 // `voxmetrics score <inputs...>`: scores archives through the worker pool into JSONL, summary and CSV, with progress and resume.
 import { mkdirSync } from "node:fs";
-import { dirname } from "node:path";
+import { dirname, resolve } from "node:path";
 import { Command } from "commander";
 import { formatSummaryTable, scoreArchive, type AgentChannel, type CompatMode, type InputFormat, type RunSummary } from "../index.js";
 import { agentChannelOption, compatOption, inputFormatOption, maxAudioSecondsOption, maxChannelsOption, parseNumber, thresholdOption, workersOption } from "./options.js";
@@ -24,6 +24,8 @@ interface ScoreFlags {
   printSummary?: boolean;
   maxAudioSeconds: number;
   maxChannels: number;
+  allowOutsidePaths?: boolean;
+  confinePaths?: string;
 }
 
 /** Exit code of an interrupted run (128 + SIGINT), as shells report it. */
@@ -56,6 +58,8 @@ export function registerScoreCommand(program: Command): void {
     .option("--print-summary", "print the summary table when done (stdout, or stderr when results go to stdout)")
     .addOption(maxAudioSecondsOption())
     .addOption(maxChannelsOption())
+    .option("--allow-outside-paths", "Voice Live datasets: accept audio paths that are absolute or leave the dataset folder through symlinks (refused by default)")
+    .option("--confine-paths <dir>", "refuse any audio url or path of a test case that resolves (symlinks followed) outside <dir>")
     .action(async (inputs: string[], flags: ScoreFlags) => {
       process.exitCode = await runScore(inputs, flags);
     });
@@ -78,7 +82,13 @@ async function runScore(inputs: string[], flags: ScoreFlags): Promise<number> {
       summary: flags.summary ?? null,
       csv: flags.csv ?? null,
       resume: flags.resume,
-      ingest: { inputFormat: flags.inputFormat, agentChannel: flags.agentChannel, inferStartTimes: flags.inferStartTimes },
+      ingest: {
+        inputFormat: flags.inputFormat,
+        agentChannel: flags.agentChannel,
+        inferStartTimes: flags.inferStartTimes,
+        allowOutsidePaths: flags.allowOutsidePaths ?? false,
+        confinePaths: flags.confinePaths ? resolve(flags.confinePaths) : null,
+      },
       score: {
         metrics: flags.metrics ? flags.metrics.split(",").map((m) => m.trim()).filter(Boolean) : undefined,
         threshold: flags.threshold,

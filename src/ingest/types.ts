@@ -54,6 +54,20 @@ export interface IngestOptions {
    * @defaultValue DEFAULT_AUDIO_LIMITS
    */
   limits?: Partial<AudioLimits>;
+  /**
+   * Voice Live datasets: accept audio paths that are absolute or that leave the dataset folder
+   * through symlinks (datasets come from third parties: refused by default). Relative `../` paths
+   * that leave it stay refused (formats.md F3.5).
+   * @defaultValue false
+   */
+  allowOutsidePaths?: boolean;
+  /**
+   * deepeval `url`s (and every other audio path a test case names) must resolve, symlinks
+   * followed, inside this folder; anything outside is a PATH_REFUSED error record. Null resolves
+   * urls as deepeval does (relative to the JSON file, anywhere).
+   * @defaultValue null
+   */
+  confinePaths?: string | null;
 }
 
 /** The resolved defaults. */
@@ -61,6 +75,8 @@ export const DEFAULT_INGEST_OPTIONS: Readonly<Required<Omit<IngestOptions, "inpu
   compat: "voxmetrics",
   agentChannel: "right",
   inferStartTimes: true,
+  allowOutsidePaths: false,
+  confinePaths: null,
 });
 
 /** Defaults overlaid with `partial`; an unknown format, mode or side is an INVALID_OPTION naming the option. */
@@ -72,6 +88,8 @@ export function resolveIngestOptions(partial: IngestOptions = {}): Required<Omit
     inputFormat: partial.inputFormat,
     exclude: partial.exclude ?? [],
     limits: partial.limits,
+    allowOutsidePaths: partial.allowOutsidePaths ?? DEFAULT_INGEST_OPTIONS.allowOutsidePaths,
+    confinePaths: partial.confinePaths ?? DEFAULT_INGEST_OPTIONS.confinePaths,
   };
   const bad = (field: string, detail: string): never => {
     throw new VoxError("INVALID_OPTION", detail, { field });
@@ -79,6 +97,8 @@ export function resolveIngestOptions(partial: IngestOptions = {}): Required<Omit
   if (o.compat !== "voxmetrics" && o.compat !== "deepeval") bad("compat", `must be voxmetrics or deepeval, got ${String(o.compat)}`);
   if (o.agentChannel !== "left" && o.agentChannel !== "right") bad("agentChannel", `must be left or right, got ${String(o.agentChannel)}`);
   if (typeof o.inferStartTimes !== "boolean") bad("inferStartTimes", `must be true or false, got ${String(o.inferStartTimes)}`);
+  if (typeof o.allowOutsidePaths !== "boolean") bad("allowOutsidePaths", `must be true or false, got ${String(o.allowOutsidePaths)}`);
+  if (o.confinePaths !== null && (typeof o.confinePaths !== "string" || o.confinePaths === "")) bad("confinePaths", `must be a folder path or null, got ${String(o.confinePaths)}`);
   if (o.inputFormat !== undefined && !INPUT_FORMATS.includes(o.inputFormat)) bad("inputFormat", `must be one of ${INPUT_FORMATS.join(", ")}, got ${String(o.inputFormat)}`);
   return o;
 }
