@@ -229,12 +229,14 @@ function decodeWithFfmpeg(bytes: Uint8Array, options: DecodeOptions, what: strin
   const limits = resolveAudioLimits(options.limits);
   const declared = readDeclaredWav(bytes.subarray(0, Math.min(bytes.length, DECLARED_HEADER_BYTES)));
   const declaredSeconds = declared && declared.byteRate > 0 && declared.dataBytes !== null ? Math.min(declared.dataBytes, bytes.length) / declared.byteRate : null;
+  const declaredTooLong = declaredSeconds === null ? null : durationProblem(declaredSeconds, limits);
+  if (declaredTooLong) fail(DECODE_MESSAGES.notDecodable, `${what}; the WAV header declares ${declaredTooLong}`, options, "LIMIT_EXCEEDED");
   const budget = decodeBudgetSeconds(declaredSeconds, limits);
   const run = ffmpegToWav(ffmpeg, bytes, { maxSeconds: budget, timeoutMs: limits.decodeTimeoutSeconds * 1000 });
   if (!run.ok) fail(DECODE_MESSAGES.notDecodable, `${what}; ${run.message}`, options, run.code);
   const decoded = decodeWide(run.wav, options);
   if (decoded.frames / decoded.sampleRate > budget) {
-    const why = declaredSeconds === null ? `it decodes to ${durationProblem(decoded.frames / decoded.sampleRate, limits)}` : `it decodes to more than ${formatSeconds(budget)}, but its header declares ${formatSeconds(declaredSeconds)} (a decompression bomb?)`;
+    const why = declaredSeconds === null || budget >= limits.maxAudioSeconds ? `it decodes to more than the limit of ${limits.maxAudioSeconds} s (--max-audio-seconds)` : `it decodes to more than ${formatSeconds(budget)}, but its header declares ${formatSeconds(declaredSeconds)} (a decompression bomb?)`;
     fail(DECODE_MESSAGES.notDecodable, `${what}; ${why}`, options, "LIMIT_EXCEEDED");
   }
   const { container } = sniffAudio(bytes);

@@ -10,7 +10,7 @@ import {
   type AgentChannel,
   type CompatMode,
 } from "../index.js";
-import { DEFAULT_POOL_OPTIONS } from "../pool/index.js";
+import { DEFAULT_POOL_OPTIONS, DEFAULT_WORKER_HEAP_MB } from "../pool/index.js";
 
 /** A commander parser for a number ≥ `min` (an integer when `integer`), with the reason on a bad value. */
 export function parseNumber(min: number, integer: boolean) {
@@ -80,4 +80,18 @@ export function parsePositive(integer: boolean) {
     }
     return n;
   };
+}
+
+/** `--call-timeout <s>`: the longest one call may take in a worker. */
+export function callTimeoutOption(): Option {
+  return new Option("--call-timeout <s>", "longest one call may take (seconds); its worker is then stopped and the call is an error record")
+    .argParser(parsePositive(false))
+    .default(DEFAULT_POOL_OPTIONS.callTimeoutSeconds);
+}
+
+/** `--worker-heap-mb <n>`: each worker's JavaScript heap limit. */
+export function workerHeapOption(): Option {
+  return new Option("--worker-heap-mb <n>", "JavaScript heap limit of each worker (MB); an input that needs more is one error record")
+    .argParser(parsePositive(true))
+    .default(DEFAULT_WORKER_HEAP_MB);
 }

@@ -3,7 +3,7 @@ import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { Command } from "commander";
 import { formatSummaryTable, scoreArchive, type AgentChannel, type CompatMode, type InputFormat, type RunSummary } from "../index.js";
-import { agentChannelOption, compatOption, inputFormatOption, maxAudioSecondsOption, maxChannelsOption, parseNumber, thresholdOption, workersOption } from "./options.js";
+import { agentChannelOption, callTimeoutOption, compatOption, inputFormatOption, maxAudioSecondsOption, workerHeapOption, maxChannelsOption, parseNumber, thresholdOption, workersOption } from "./options.js";
 
 interface ScoreFlags {
   out?: string;
@@ -26,7 +26,12 @@ interface ScoreFlags {
   maxChannels: number;
   allowOutsidePaths?: boolean;
   confinePaths?: string;
+  callTimeout: number;
+  workerHeapMb: number;
 }
+
+/** ffmpeg is stopped this long after --call-timeout, so that a worker blocked waiting for it is freed once the call has timed out. */
+const DECODE_TIMEOUT_MARGIN_S = 1;
 
 /** Exit code of an interrupted run (128 + SIGINT), as shells report it. */
 const EXIT_INTERRUPTED = 130;
@@ -60,6 +65,8 @@ export function registerScoreCommand(program: Command): void {
     .addOption(maxChannelsOption())
     .option("--allow-outside-paths", "Voice Live datasets: accept audio paths that are absolute or leave the dataset folder through symlinks (refused by default)")
     .option("--confine-paths <dir>", "refuse any audio url or path of a test case that resolves (symlinks followed) outside <dir>")
+    .addOption(callTimeoutOption())
+    .addOption(workerHeapOption())
     .action(async (inputs: string[], flags: ScoreFlags) => {
       process.exitCode = await runScore(inputs, flags);
     });
@@ -95,9 +102,9 @@ async function runScore(inputs: string[], flags: ScoreFlags): Promise<number> {
         strict: flags.strict ?? false,
         compat: flags.compat,
         acoustics: flags.acoustics ?? false,
-        limits: { maxAudioSeconds: flags.maxAudioSeconds, maxChannels: flags.maxChannels },
+        limits: { maxAudioSeconds: flags.maxAudioSeconds, maxChannels: flags.maxChannels, decodeTimeoutSeconds: flags.callTimeout + DECODE_TIMEOUT_MARGIN_S },
       },
-      pool: { workers: flags.workers, signal: abort.signal },
+      pool: { workers: flags.workers, signal: abort.signal, callTimeoutSeconds: flags.callTimeout, resourceLimits: { maxOldGenerationSizeMb: flags.workerHeapMb } },
       onDiscovered: (d, resumed) => {
         for (const w of d.warnings) progress.note(`warning: ${w}`);
         progress.start(d.calls.length - resumed, resumed);
