@@ -2,7 +2,7 @@
 import { withCallBuffer } from "../audio/call-buffer.js";
 import { loadCall } from "../ingest/index.js";
 import type { CallRef, IngestOptions } from "../ingest/types.js";
-import { toVoxError } from "../model/errors.js";
+import { toVoxError, VoxError } from "../model/errors.js";
 import type { ScoreOptions } from "./options.js";
 import { appendRecordLines, outputWriteError, toOutcome, type CallOutcome, type ResultRecord } from "./record.js";
 import { scoreLoadedCall } from "./score-test-case.js";
@@ -31,7 +31,8 @@ export interface BatchTask {
 
 /** The error record of a call that could not be read or scored. */
 export function errorRecord(ref: CallRef, err: unknown, elapsedMs = 0): ResultRecord {
-  const e = toVoxError(err);
+  // An unexpected error ("Invalid URL", a stack overflow on deep nesting) says nothing of where: it is located in the call's file.
+  const e = err instanceof VoxError ? err : toVoxError(err, { file: ref.displayPath });
   return {
     id: ref.id,
     name: null,
