@@ -55,6 +55,8 @@ export interface FuzzReport {
   codes: Record<string, number>;
   /** Error records whose message does not name their input file. */
   unnamedMessages: number;
+  /** A few messages of the codes that point at a gap (INTERNAL, KERNEL_ERROR, WORKER_CRASHED) and of unnamed ones. */
+  samples: string[];
   peakRssMb: number;
   failures: FuzzFailure[];
   seconds: number;
@@ -95,6 +97,10 @@ function runCli(args: string[], cwd: string, timeoutMs: number): Promise<CliResu
     });
   });
 }
+
+/** Error codes that point at a gap in the readers rather than at the input. */
+const SAMPLED_CODES = new Set(["INTERNAL", "KERNEL_ERROR", "WORKER_CRASHED"]);
+const MAX_SAMPLES = 20;
 
 const STACK_LINE = /^\s+at .+[:(]\d+:\d+\)?$/m;
 
@@ -148,7 +154,7 @@ export async function runFuzz(partial: Partial<FuzzOptions> = {}): Promise<FuzzR
   const t0 = performance.now();
   const clip = cleanClip();
   const clipBase64 = Buffer.from(clip).toString("base64");
-  const report: FuzzReport = { seed: o.seed, inputs: 0, batches: 0, records: { ok: 0, error: 0 }, codes: {}, unnamedMessages: 0, peakRssMb: 0, failures: [], seconds: 0 };
+  const report: FuzzReport = { seed: o.seed, inputs: 0, batches: 0, records: { ok: 0, error: 0 }, codes: {}, unnamedMessages: 0, samples: [], peakRssMb: 0, failures: [], seconds: 0 };
   const batches = Math.ceil(o.count / o.batch);
   for (let b = 0; b < batches; b++) {
     const size = Math.min(o.batch, o.count - b * o.batch);
@@ -193,7 +199,9 @@ async function checkBatch(b: number, dir: string, inputs: FuzzInput[], o: FuzzOp
       report.records.error++;
       const code = String(rec.error?.code);
       report.codes[code] = (report.codes[code] ?? 0) + 1;
-      if (typeof rec.error?.message !== "string" || !rec.error.message.includes(file)) report.unnamedMessages++;
+      const unnamed = typeof rec.error?.message !== "string" || !rec.error.message.includes(file);
+      if (unnamed) report.unnamedMessages++;
+      if ((unnamed || SAMPLED_CODES.has(code)) && report.samples.length < MAX_SAMPLES) report.samples.push(`${code} ${file}: ${String(rec.error?.message).slice(0, 300)}`);
     }
   };
 

@@ -32,7 +32,8 @@ export interface BatchTask {
 /** The error record of a call that could not be read or scored. */
 export function errorRecord(ref: CallRef, err: unknown, elapsedMs = 0): ResultRecord {
   // An unexpected error ("Invalid URL", a stack overflow on deep nesting) says nothing of where: it is located in the call's file.
-  const e = err instanceof VoxError ? err : toVoxError(err, { file: ref.displayPath });
+  const located = err instanceof VoxError && (err.file !== undefined || err.message.includes(ref.displayPath));
+  const e = located ? (err as VoxError) : toVoxError(err, { file: ref.displayPath });
   return {
     id: ref.id,
     name: null,

@@ -52,6 +52,17 @@ describe("sample rates outside the kernels' range", () => {
   }, 60_000);
 });
 
+describe("dual-channel recordings outside the standards range", () => {
+  it("score: a stereo recording at 999 Hz is one UNSUPPORTED_INPUT record naming the file (was a KERNEL_ERROR without it)", () => {
+    const mono = speechLike(999, 2);
+    const stereo = new Int16Array(mono.length * 2);
+    mono.forEach((v, i) => ((stereo[2 * i] = v), (stereo[2 * i + 1] = v >> 1)));
+    write("stereo-999.wav", wavBytes({ rate: 999, channels: 2, data: stereo }));
+    const [record] = jsonLines(runBuiltCli(["score", "--workers", "0", "stereo-999.wav"], { cwd: dir }).stdout);
+    expect(record.error).toEqual({ code: "UNSUPPORTED_INPUT", message: "stereo-999.wav: sample rate 999 Hz is outside 1000–768000 Hz, the range the standards set measures (a recording's turns are found by speech activity)" });
+  }, 60_000);
+});
+
 describe("low rates where YIN's low-pass sat above Nyquist (yinDecimate status -1)", () => {
   it("analyze measures 1,000–2,000 Hz; where speech is found, so is its pitch", () => {
     const files = [1000, 1200, 1500, 1700, 2000].map((rate) => write(`low-${rate}.wav`, at(rate)));
