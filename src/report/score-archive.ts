@@ -5,6 +5,7 @@ import type { CallRef, Discovery } from "../ingest/types.js";
 import { VoxError } from "../model/errors.js";
 import { runCalls, startPool, type PoolOptions, type ScoringPool } from "../pool/index.js";
 import { outputWriteError, resolveScoreOptions, type CallReadOptions, type RecordDigest, type ScoreOptions, type ScoreOptionsInput } from "../scoring/index.js";
+import { pathKind } from "../ingest/file-kind.js";
 import { realPathOr, writeFileAtomic } from "../ingest/files.js";
 import { lockOutputFile, type OutputLock } from "./lock.js";
 import { CsvWriter } from "./csv.js";
@@ -52,7 +53,8 @@ export async function scoreArchive(options: ScoreArchiveOptions): Promise<ScoreA
   // One run per output file at a time: a second run on the same files is refused, not interleaved.
   const locks: OutputLock[] = [];
   try {
-    for (const p of outputs) locks.push(lockOutputFile(p));
+    // Devices and pipes (-o /dev/stdout) are not files another run could share: only files are locked.
+    for (const p of outputs) if (pathKind(p).kind !== "special") locks.push(lockOutputFile(p));
     // The workers boot (engine, wasm) while this thread walks the archive.
     const pool = startPool(options.pool);
     try {
