@@ -38,7 +38,16 @@ describe("output file lock", () => {
   }, 60_000);
 
   it("two concurrent runs on the same -o: the second is refused while the first runs; the file holds each call once", async () => {
-    const first = spawn(process.execPath, [CLI, "score", "--workers", "1", "-o", "shared.jsonl", "calls.jsonl"], { cwd: dir, stdio: "ignore" });
+    // The first run holds its lock for seconds: one of its calls waits on an "ffmpeg" that never answers (until --call-timeout).
+    const stuck = join(dir, "stuck-ffmpeg");
+    writeFileSync(stuck, "#!/bin/sh\nexec sleep 30\n", { mode: 0o755 });
+    writeFileSync(join(dir, "noise.mp3"), new Uint8Array(4096).map((_, i) => (i * 7919) % 251));
+    writeFileSync(join(dir, "stuck.json"), JSON.stringify({ turns: [{ role: "user", content: "hi", audio: { url: "noise.mp3", start_time: 0 } }] }));
+    const first = spawn(process.execPath, [CLI, "score", "--workers", "1", "--call-timeout", "8", "-o", "shared.jsonl", "stuck.json", "calls.jsonl"], {
+      cwd: dir,
+      stdio: "ignore",
+      env: { ...process.env, FFMPEG_PATH: stuck },
+    });
     const exited = new Promise<number | null>((r) => first.on("exit", (code) => r(code)));
     try {
       const lock = join(dir, "shared.jsonl.lock");
@@ -51,9 +60,11 @@ describe("output file lock", () => {
     } finally {
       first.kill();
     }
-    const ids = jsonLines(readFileSync(join(dir, "shared.jsonl"), "utf8")).map((r) => r.id);
-    expect(ids).toHaveLength(CALLS);
-    expect(new Set(ids).size).toBe(CALLS);
+    const records = jsonLines(readFileSync(join(dir, "shared.jsonl"), "utf8"));
+    const ids = records.map((r) => r.id);
+    expect(ids).toHaveLength(CALLS + 1);
+    expect(new Set(ids).size).toBe(CALLS + 1);
+    expect(records.find((r) => r.id === "stuck.json#0")!.error.code).toBe("CALL_TIMEOUT");
     expect(existsSync(join(dir, "shared.jsonl.lock"))).toBe(false);
   }, 120_000);
 });
