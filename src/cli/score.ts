@@ -64,7 +64,7 @@ export function registerScoreCommand(program: Command): void {
     .addOption(maxAudioSecondsOption())
     .addOption(maxChannelsOption())
     .option("--allow-outside-paths", "Voice Live datasets: accept audio paths that are absolute or leave the dataset folder through symlinks (refused by default)")
-    .option("--confine-paths <dir>", "refuse any audio url or path of a test case that resolves (symlinks followed) outside <dir>")
+    .option("--confine-paths <dir>", "refuse deepeval audio urls that resolve (symlinks followed) outside <dir>")
     .addOption(callTimeoutOption())
     .addOption(workerHeapOption())
     .action(async (inputs: string[], flags: ScoreFlags) => {

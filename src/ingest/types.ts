@@ -62,9 +62,9 @@ export interface IngestOptions {
    */
   allowOutsidePaths?: boolean;
   /**
-   * deepeval `url`s (and every other audio path a test case names) must resolve, symlinks
-   * followed, inside this folder; anything outside is a PATH_REFUSED error record. Null resolves
-   * urls as deepeval does (relative to the JSON file, anywhere).
+   * The audio `url`s of deepeval test cases must resolve, symlinks followed, inside this folder;
+   * anything outside is a PATH_REFUSED error record. Null resolves urls as deepeval does (relative
+   * to the JSON file, anywhere).
    * @defaultValue null
    */
   confinePaths?: string | null;

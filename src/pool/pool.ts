@@ -4,12 +4,12 @@ import { availableParallelism } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { MessageChannel, type ResourceLimits } from "node:worker_threads";
-import type { WorkerTask } from "./worker-task.js";
 import { Piscina } from "piscina";
 import { getWasmModule } from "../dsp/wasm.js";
 import type { CallRef } from "../ingest/types.js";
 import { VoxError } from "../model/errors.js";
 import { appendRecordLines, errorRecord, outputWriteError, scoreBatch, toOutcome, type BatchTask, type CallOutcome, type CallReadOptions, type ScoreOptions } from "../scoring/index.js";
+import type { WorkerTask } from "./worker-task.js";
 
 /** Every option of the pool; defaults in DEFAULT_POOL_OPTIONS. */
 export interface PoolOptions {
