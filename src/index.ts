@@ -11,6 +11,7 @@ export { decodeAudio, type DecodeOptions } from "./audio/decode.js";
 export { DecodeError } from "./audio/errors.js";
 export type { DecodedAudio } from "./audio/types.js";
 export { writeWavPcm16 } from "./audio/wav-writer.js";
+export { DEFAULT_AUDIO_LIMITS, resolveAudioLimits, type AudioLimits } from "./audio/limits.js";
 
 // Measurements: deepeval's parity set, the standards set, overlap between two parties.
 export { analyzeAcoustics, analyzeLoudness, createLoudnessMeter, type AcousticsBlock, type AcousticsLoudnessMeter, type LoudnessBlock } from "./analysis/acoustics.js";

@@ -11,9 +11,17 @@ export function pitchDecimation(sampleRate: number): number {
   return Math.max(1, Math.floor(sampleRate / 4000));
 }
 
-/** Low-pass before decimation: well above the F0 ceiling, below the decimated Nyquist. */
-export function pitchCutoffHz(ceilingHz: number): number {
-  return Math.max(1000, 2 * ceilingHz);
+/** Fraction of the sample rate the anti-alias low-pass may reach when the usual cutoff lies at or above Nyquist. */
+const NEAR_NYQUIST = 0.49;
+
+/**
+ * Low-pass before decimation: well above the F0 ceiling, below the decimated Nyquist. At low rates
+ * (≤ 2 kHz for a 400 Hz ceiling) that cutoff is at or above Nyquist, where a low-pass removes
+ * nothing: the filter then sits just below Nyquist (the kernel needs a cutoff under it).
+ */
+export function pitchCutoffHz(ceilingHz: number, sampleRate: number): number {
+  const cutoff = Math.max(1000, 2 * ceilingHz);
+  return cutoff < 0.5 * sampleRate ? cutoff : NEAR_NYQUIST * sampleRate;
 }
 
 /** The `pitch` block of interfaces.md. */
@@ -35,7 +43,7 @@ export function measurePitch(ch: ChannelKernels, speech: Segment[], o: Acoustics
 
 /** F0 (Hz) of the voiced frames among the hop grid frames centred inside `speech`, and the frames examined. */
 function trackPitch(ch: ChannelKernels, speech: Segment[], o: AcousticsOptions): { f0Hz: number[]; speechFrames: number } {
-  const rate = ch.decimateForPitch(pitchCutoffHz(o.pitchMaxHz), pitchDecimation(ch.sampleRate));
+  const rate = ch.decimateForPitch(pitchCutoffHz(o.pitchMaxHz, ch.sampleRate), pitchDecimation(ch.sampleRate));
   const window = Math.round(o.pitchWindowS * rate);
   const tauMin = Math.max(2, Math.floor(rate / o.pitchMaxHz));
   const tauMax = Math.ceil(rate / o.pitchMinHz);

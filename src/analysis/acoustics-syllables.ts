@@ -68,7 +68,7 @@ export function countSyllableNuclei(ch: ChannelKernels, speech: Segment[], o: Ac
     .filter((t) => insideSegments(sounding, t));
   if (!candidates.length) return { nuclei: 0, times: [], phonationTimeS };
   // Voicing: YIN over a 40 ms frame centred on each peak, floor/ceiling as Praat's To Pitch (ac).
-  const rate = ch.decimateForPitch(pitchCutoffHz(o.syllableVoicingCeilingHz), pitchDecimation(fs));
+  const rate = ch.decimateForPitch(pitchCutoffHz(o.syllableVoicingCeilingHz, fs), pitchDecimation(fs));
   const window = Math.round(VOICING_WINDOW_S * rate);
   const tauMin = Math.max(2, Math.floor(rate / o.syllableVoicingCeilingHz));
   const tauMax = Math.ceil(rate / o.syllableVoicingFloorHz);

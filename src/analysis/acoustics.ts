@@ -88,6 +88,15 @@ function validateChannels(channels: readonly Float32Array[], sampleRate: number)
   validateSampleRate(sampleRate);
 }
 
+/** The sample rates the standards set measures (acoustics.md: K-weighting, true peak and YIN are designed for 1–768 kHz). */
+export const STANDARDS_SAMPLE_RATE_HZ = Object.freeze({ min: 1000, max: 768000 });
+
+/** Why the standards set cannot measure audio at `sampleRate`, or null when it can. */
+export function standardsSampleRateProblem(sampleRate: number): string | null {
+  if (Number.isInteger(sampleRate) && sampleRate >= STANDARDS_SAMPLE_RATE_HZ.min && sampleRate <= STANDARDS_SAMPLE_RATE_HZ.max) return null;
+  return `sample rate ${sampleRate} Hz is outside ${STANDARDS_SAMPLE_RATE_HZ.min}–${STANDARDS_SAMPLE_RATE_HZ.max} Hz, the range the standards set measures`;
+}
+
 function validateSampleRate(sampleRate: number): void {
   if (!Number.isInteger(sampleRate) || sampleRate < 1000 || sampleRate > 768000) {
     throw new RangeError(`sampleRate must be an integer in [1000, 768000] Hz, got ${sampleRate}`);

@@ -1,11 +1,11 @@
 // Per-call analysis context: decodes and measures each clip at most once, however many metrics read it.
-import { compatWavDuration, DECODE_MESSAGES, DecodeError, decodeAudio, type DecodedAudio } from "../audio/index.js";
+import { compatWavDuration, DECODE_MESSAGES, DecodeError, decodeAudio, type AudioLimits, type DecodedAudio } from "../audio/index.js";
 import { ClipKernels } from "../dsp/clip-kernels.js";
 import { withArena } from "../dsp/wasm.js";
 import { decodeBase64Lenient, decodeBase64Python } from "../model/base64.js";
 import type { CompatMode } from "../model/codec.js";
 import type { ConversationalTestCase, Turn } from "../model/test-case.js";
-import { measureAcoustics, type AcousticsBlock } from "./acoustics.js";
+import { measureAcoustics, standardsSampleRateProblem, type AcousticsBlock } from "./acoustics.js";
 import { DEFAULT_ACOUSTICS_OPTIONS, type AcousticsOptions } from "./acoustics-options.js";
 import { measureIntegrity, type IntegrityBlock, type IntegrityOptions } from "./integrity.js";
 import { assembleParityMeasurements } from "./parity.js";
@@ -30,6 +30,11 @@ export interface CallAnalysisOptions {
    * @defaultValue null
    */
   integrity?: IntegrityOptions | null;
+  /**
+   * The decoded-size budget of each clip.
+   * @defaultValue DEFAULT_AUDIO_LIMITS
+   */
+  limits?: Partial<AudioLimits>;
 }
 
 /** Clips decoded from some turns' bytes while a call was read (turn index → audio), and the mode they were decoded in. */
@@ -62,6 +67,8 @@ export interface ClipAnalysis {
   standards?: AcousticsBlock;
   /** The voxmetrics profile's measurements, when the options asked for them and the clip decoded. */
   integrity?: IntegrityBlock;
+  /** Why the standards set was asked for but could not measure this clip (its sample rate), naming the clip. */
+  acousticsError?: string;
 }
 
 const NO_CLIPS: ReadonlyMap<number, DecodedAudio> = new Map();
@@ -72,6 +79,7 @@ export class CallAnalysis {
   readonly compat: CompatMode;
   private readonly acoustics: AcousticsOptions | null;
   private readonly integrity: IntegrityOptions | null;
+  private readonly limits: Partial<AudioLimits> | undefined;
   private readonly decodedClips: ReadonlyMap<number, DecodedAudio>;
   private readonly clips = new Map<number, ClipAnalysis>();
 
@@ -82,6 +90,7 @@ export class CallAnalysis {
     this.compat = options.compat ?? "voxmetrics";
     this.acoustics = options.acoustics ?? null;
     this.integrity = options.integrity ?? null;
+    this.limits = options.limits;
     this.decodedClips = loaded?.decoded?.compat === this.compat ? loaded.decoded.byTurn : NO_CLIPS;
   }
 
@@ -114,7 +123,7 @@ export class CallAnalysis {
     const name = audio.path ?? `turns[${index}].audio`;
     let decoded: DecodedAudio;
     try {
-      decoded = this.decodedClips.get(index) ?? decodeAudio(bytes, { compat: this.compat, name });
+      decoded = this.decodedClips.get(index) ?? decodeAudio(bytes, { compat: this.compat, name, limits: this.limits });
     } catch (e) {
       if (!(e instanceof DecodeError)) throw e;
       return {
@@ -126,9 +135,13 @@ export class CallAnalysis {
     }
     // One arena session per clip: its PCM is copied into WebAssembly memory once (plus its exact
     // floats, when it has them) and every kernel of both measurement sets reads it there.
+    // The parity set measures any rate; the standards set only its range (the clip is then still scored).
+    const wantsStandards = this.acoustics !== null || (this.integrity !== null && turn.role === "assistant");
+    const rateProblem = wantsStandards ? standardsSampleRateProblem(decoded.sampleRate) : null;
     const { measurements, standards, integrity } = withArena((arena) => {
       const clip = new ClipKernels(arena, decoded);
       const parity = assembleParityMeasurements(clip.parityFrames());
+      if (rateProblem) return { measurements: parity, standards: undefined, integrity: undefined };
       // The profile's measurements are the agent's: caller clips only get them when --acoustics asks for every clip.
       const profiled = this.integrity !== null && turn.role === "assistant";
       const standardsOptions = this.acoustics ?? (profiled ? DEFAULT_ACOUSTICS_OPTIONS : null);
@@ -153,6 +166,7 @@ export class CallAnalysis {
       analysis.standards = standards;
       analysis.integrity = integrity;
     }
+    if (rateProblem) analysis.acousticsError = `${name}: ${rateProblem}`;
     return analysis;
   }
 }

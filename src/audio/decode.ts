@@ -5,6 +5,7 @@ import type { CompatMode } from "../model/codec.js";
 import { bytesToInt16, NonFiniteSampleError, pcm16Samples, type SampleEncoding } from "./convert.js";
 import { DECODE_MESSAGES, DecodeError } from "./errors.js";
 import { ffmpegToWav, findFfmpeg } from "./ffmpeg.js";
+import { channelsProblem, decodeBudgetSeconds, durationProblem, formatSeconds, readDeclaredWav, resolveAudioLimits, sampleRateProblem, type AudioLimits } from "./limits.js";
 import { isWaveFile, sniffAudio } from "./sniff.js";
 import type { DecodedAudio } from "./types.js";
 import { CompatWavError, readCompatWav } from "./wav-compat.js";
@@ -13,6 +14,8 @@ export interface DecodeOptions {
   compat?: CompatMode;
   /** Name used in messages (file path or `turns[3].audio`). */
   name?: string;
+  /** The decoded-size budget (DEFAULT_AUDIO_LIMITS for what is not given). */
+  limits?: Partial<AudioLimits>;
 }
 
 const STREAMING_SIZES = new Set([0, 0xffffffff]);
@@ -29,8 +32,40 @@ function wavefile(): typeof WavefileModule {
 
 /** Decode a clip; throws DecodeError carrying deepeval's message and an exact detail. */
 export function decodeAudio(bytes: Uint8Array, options: DecodeOptions = {}): DecodedAudio {
-  return options.compat === "deepeval" ? decodeCompat(bytes, options) : decodeWide(bytes, options);
+  const limits = resolveAudioLimits(options.limits);
+  checkDeclared(bytes, limits, options);
+  const decoded = options.compat === "deepeval" ? decodeCompat(bytes, options) : decodeWide(bytes, { ...options, limits });
+  checkDecoded(decoded, limits, options);
+  return decoded;
 }
+
+/**
+ * The budget checked on the header alone, before any sample is converted: a WAV declaring more
+ * channels than allowed, a rate no kernel takes, or (for PCM and float, whose length the header
+ * fixes) more audio than allowed, is refused at once.
+ */
+function checkDeclared(bytes: Uint8Array, limits: AudioLimits, options: DecodeOptions): void {
+  const wav = readDeclaredWav(bytes.subarray(0, Math.min(bytes.length, DECLARED_HEADER_BYTES)));
+  if (!wav) return;
+  const problem = channelsProblem(wav.channels, limits) ?? sampleRateProblem(wav.sampleRate);
+  if (problem) fail(DECODE_MESSAGES.notDecodable, `the WAV header declares ${problem}`, options, "LIMIT_EXCEEDED");
+  const width = Math.ceil(wav.bitsPerSample / 8);
+  if ((wav.formatTag === 1 || wav.formatTag === 3) && width > 0 && wav.channels > 0 && wav.sampleRate > 0 && wav.dataBytes !== null) {
+    const present = Math.min(wav.dataBytes, bytes.length);
+    const seconds = present / (width * wav.channels) / wav.sampleRate;
+    const tooLong = durationProblem(seconds, limits);
+    if (tooLong) fail(DECODE_MESSAGES.notDecodable, `the WAV holds ${tooLong}`, options, "LIMIT_EXCEEDED");
+  }
+}
+
+/** The budget checked on what decoding produced (any container). */
+function checkDecoded(d: DecodedAudio, limits: AudioLimits, options: DecodeOptions): void {
+  const problem = channelsProblem(d.channels, limits) ?? sampleRateProblem(d.sampleRate) ?? durationProblem(d.frames / d.sampleRate, limits);
+  if (problem) fail(DECODE_MESSAGES.notDecodable, `it decodes to ${problem}`, options, "LIMIT_EXCEEDED");
+}
+
+/** Header bytes examined for the declared format (the fmt and data chunk headers sit in the first few KB of any sane WAV). */
+const DECLARED_HEADER_BYTES = 1 << 20;
 
 function fail(metric: DecodeError["metricMessage"], detail: string, options: DecodeOptions, code: DecodeError["code"] = "DECODE_ERROR"): never {
   throw new DecodeError(metric, detail, { file: options.name }, code);
@@ -190,9 +225,20 @@ function decodeWithFfmpeg(bytes: Uint8Array, options: DecodeOptions, what: strin
   if (!ffmpeg) {
     fail(DECODE_MESSAGES.notDecodable, `${what}; decoding it needs ffmpeg, which was not found (set $FFMPEG_PATH or install ffmpeg)`, options, "FFMPEG_MISSING");
   }
-  const run = ffmpegToWav(ffmpeg, bytes);
-  if (!run.ok) fail(DECODE_MESSAGES.notDecodable, `${what}; ${run.message}`, options);
+  // A compressed WAV declares its length (data size / average byte rate): decoding may not run far past it.
+  const limits = resolveAudioLimits(options.limits);
+  const declared = readDeclaredWav(bytes.subarray(0, Math.min(bytes.length, DECLARED_HEADER_BYTES)));
+  const declaredSeconds = declared && declared.byteRate > 0 && declared.dataBytes !== null ? Math.min(declared.dataBytes, bytes.length) / declared.byteRate : null;
+  const declaredTooLong = declaredSeconds === null ? null : durationProblem(declaredSeconds, limits);
+  if (declaredTooLong) fail(DECODE_MESSAGES.notDecodable, `${what}; the WAV header declares ${declaredTooLong}`, options, "LIMIT_EXCEEDED");
+  const budget = decodeBudgetSeconds(declaredSeconds, limits);
+  const run = ffmpegToWav(ffmpeg, bytes, { maxSeconds: budget, timeoutMs: limits.decodeTimeoutSeconds * 1000 });
+  if (!run.ok) fail(DECODE_MESSAGES.notDecodable, `${what}; ${run.message}`, options, run.code);
   const decoded = decodeWide(run.wav, options);
+  if (decoded.frames / decoded.sampleRate > budget) {
+    const why = declaredSeconds === null || budget >= limits.maxAudioSeconds ? `it decodes to more than the limit of ${limits.maxAudioSeconds} s (--max-audio-seconds)` : `it decodes to more than ${formatSeconds(budget)}, but its header declares ${formatSeconds(declaredSeconds)} (a decompression bomb?)`;
+    fail(DECODE_MESSAGES.notDecodable, `${what}; ${why}`, options, "LIMIT_EXCEEDED");
+  }
   const { container } = sniffAudio(bytes);
   return { ...decoded, format: `ffmpeg/${container === "other" ? "audio" : container}` };
 }

@@ -34,28 +34,50 @@ function isExecutable(p: string): boolean {
   }
 }
 
+/** Bounds on one ffmpeg decode. */
+export interface FfmpegBounds {
+  /** Stop decoding after about this many seconds of output (the caller then sees more than it allowed). */
+  maxSeconds?: number;
+  /** Kill ffmpeg after this many milliseconds. */
+  timeoutMs?: number;
+}
+
+/** Most bytes of decoded WAV taken from ffmpeg (the 4 GB a WAV can describe). */
+const MAX_OUTPUT_BYTES = 4 * 1024 * 1024 * 1024;
+
 /**
  * Decode `bytes` with ffmpeg into a 16-bit PCM WAV at the native rate and channel count. The input
  * goes through a temporary file because some containers (MP4/M4A) need a seekable input.
  */
-export function ffmpegToWav(ffmpeg: string, bytes: Uint8Array): { ok: true; wav: Uint8Array } | { ok: false; message: string } {
+export function ffmpegToWav(
+  ffmpeg: string,
+  bytes: Uint8Array,
+  bounds: FfmpegBounds = {},
+): { ok: true; wav: Uint8Array } | { ok: false; message: string; code: "DECODE_ERROR" | "LIMIT_EXCEEDED" } {
   const dir = mkdtempSync(join(tmpdir(), "voxmetrics-"));
   const input = join(dir, "input");
   let run;
   try {
     writeFileSync(input, bytes);
+    // `-t` stops decoding just past the budget, so an input that would expand without end costs only the budget.
+    const duration = bounds.maxSeconds !== undefined && Number.isFinite(bounds.maxSeconds) ? ["-t", String(Math.ceil(bounds.maxSeconds) + 1)] : [];
     run = spawnSync(
       ffmpeg,
-      ["-hide_banner", "-loglevel", "error", "-nostdin", "-i", input, "-map", "0:a:0", "-f", "wav", "-acodec", "pcm_s16le", "pipe:1"],
-      { maxBuffer: 4 * 1024 * 1024 * 1024, stdio: ["ignore", "pipe", "pipe"] },
+      ["-hide_banner", "-loglevel", "error", "-nostdin", "-i", input, "-map", "0:a:0", ...duration, "-f", "wav", "-acodec", "pcm_s16le", "pipe:1"],
+      { maxBuffer: MAX_OUTPUT_BYTES, stdio: ["ignore", "pipe", "pipe"], timeout: bounds.timeoutMs, killSignal: "SIGKILL" },
     );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-  if (run.error) return { ok: false, message: `ffmpeg could not run: ${run.error.message}` };
+  if (run.error) {
+    const code = (run.error as NodeJS.ErrnoException).code;
+    if (code === "ETIMEDOUT") return { ok: false, code: "LIMIT_EXCEEDED", message: `ffmpeg did not finish decoding within ${(bounds.timeoutMs ?? 0) / 1000} s` };
+    if (code === "ENOBUFS") return { ok: false, code: "LIMIT_EXCEEDED", message: `ffmpeg's output exceeded ${MAX_OUTPUT_BYTES} bytes` };
+    return { ok: false, code: "DECODE_ERROR", message: `ffmpeg could not run: ${run.error.message}` };
+  }
   if (run.status !== 0 || run.stdout.length <= 44) {
     const why = run.stderr.toString("utf8").trim().split("\n").slice(-2).join(" ").trim();
-    return { ok: false, message: `ffmpeg could not decode it${why ? `: ${why}` : ""}` };
+    return { ok: false, code: "DECODE_ERROR", message: `ffmpeg could not decode it${why ? `: ${why}` : ""}` };
   }
   const out = run.stdout;
   return { ok: true, wav: new Uint8Array(out.buffer, out.byteOffset, out.byteLength) };

@@ -9,3 +9,4 @@ export * from "./types.js";
 export * from "./wav-writer.js";
 export * from "./mulaw.js";
 export * from "./resample.js";
+export * from "./limits.js";

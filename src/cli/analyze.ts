@@ -1,12 +1,14 @@
 // `voxmetrics analyze <audio...>`: per-file measurements (parity set, standards set) as a table or JSON lines.
 import { Command } from "commander";
 import { analyzeFileAt, type AnalyzeFileResult, type CompatMode, type MeasurementSet } from "../index.js";
-import { compatOption, measurementSetOption } from "./options.js";
+import { compatOption, maxAudioSecondsOption, maxChannelsOption, measurementSetOption } from "./options.js";
 
 interface AnalyzeFlags {
   set: MeasurementSet;
   compat: CompatMode;
   json?: boolean;
+  maxAudioSeconds: number;
+  maxChannels: number;
 }
 
 export function registerAnalyzeCommand(program: Command): void {
@@ -17,11 +19,13 @@ export function registerAnalyzeCommand(program: Command): void {
     .addOption(measurementSetOption())
     .addOption(compatOption("audio acceptance for the parity set"))
     .option("--json", "one JSON line per file (default when stdout is not a terminal)")
+    .addOption(maxAudioSecondsOption())
+    .addOption(maxChannelsOption())
     .action((files: string[], flags: AnalyzeFlags) => {
       const json = flags.json || !process.stdout.isTTY;
       let failed = 0;
       for (const path of files) {
-        const result = analyzeFileAt(path, { set: flags.set, compat: flags.compat });
+        const result = analyzeFileAt(path, { set: flags.set, compat: flags.compat, limits: { maxAudioSeconds: flags.maxAudioSeconds, maxChannels: flags.maxChannels } });
         if (result.status === "error") failed++;
         process.stdout.write(json ? `${JSON.stringify(result)}\n` : renderTable(result));
       }

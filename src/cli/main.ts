@@ -8,6 +8,7 @@ import { registerReplayCommand } from "./replay.js";
 import { registerMergeCommand } from "./merge.js";
 import { registerScoreCommand } from "./score.js";
 import { registerSimulateCommand } from "./simulate.js";
+import { guardStdout } from "./stdout-guard.js";
 import { registerTimelineCommand } from "./timeline.js";
 import { registerWorkerCommand } from "./worker.js";
 
@@ -43,6 +44,7 @@ export function buildProgram(): Command {
 /** Run the CLI; resolves to the process exit code (0 ok, 1 error, 2 a --fail-under gate failed). */
 export async function main(argv: string[]): Promise<number> {
   const program = buildProgram();
+  guardStdout();
   try {
     await program.parseAsync(argv);
   } catch (e) {

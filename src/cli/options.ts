@@ -3,6 +3,7 @@ import { InvalidArgumentError, Option } from "commander";
 import {
   DEFAULT_ANALYZE_FILE_OPTIONS,
   DEFAULT_HTML_REPORT_OPTIONS,
+  DEFAULT_AUDIO_LIMITS,
   DEFAULT_INGEST_OPTIONS,
   DEFAULT_SCORE_OPTIONS,
   INPUT_FORMATS,
@@ -11,7 +12,7 @@ import {
   type AgentChannel,
   type CompatMode,
 } from "../index.js";
-import { DEFAULT_POOL_OPTIONS } from "../pool/index.js";
+import { DEFAULT_POOL_OPTIONS, DEFAULT_WORKER_HEAP_MB } from "../pool/index.js";
 
 /** A commander parser for a number ≥ `min` (an integer when `integer`), with the reason on a bad value. */
 export function parseNumber(min: number, integer: boolean) {
@@ -73,4 +74,43 @@ export function embedAudioOption(): Option {
 /** `--fail-under <n>`: the gate floor on each metric's mean score. */
 export function failUnderOption(description: string): Option {
   return new Option("--fail-under <n>", description).argParser(parseNumber(0, false));
+}
+
+/** `--max-audio-seconds <s>`: the longest audio decoded from one file or clip. */
+export function maxAudioSecondsOption(): Option {
+  return new Option("--max-audio-seconds <s>", "longest audio decoded from one file or clip; longer inputs become error records")
+    .argParser(parsePositive(false))
+    .default(DEFAULT_AUDIO_LIMITS.maxAudioSeconds);
+}
+
+/** `--max-channels <n>`: the most channels one file or clip may declare. */
+export function maxChannelsOption(): Option {
+  return new Option("--max-channels <n>", "most channels in one file or clip; more is an error record, refused before decoding")
+    .argParser(parsePositive(true))
+    .default(DEFAULT_AUDIO_LIMITS.maxChannels);
+}
+
+/** A commander parser for a number > 0 (an integer when `integer`). */
+export function parsePositive(integer: boolean) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n))) {
+      throw new InvalidArgumentError(`expected ${integer ? "an integer" : "a number"} > 0, got "${value}"`);
+    }
+    return n;
+  };
+}
+
+/** `--call-timeout <s>`: the longest one call may take in a worker. */
+export function callTimeoutOption(): Option {
+  return new Option("--call-timeout <s>", "longest one call may take (seconds); its worker is then stopped and the call is an error record")
+    .argParser(parsePositive(false))
+    .default(DEFAULT_POOL_OPTIONS.callTimeoutSeconds);
+}
+
+/** `--worker-heap-mb <n>`: each worker's JavaScript heap limit. */
+export function workerHeapOption(): Option {
+  return new Option("--worker-heap-mb <n>", "JavaScript heap limit of each worker (MB); an input that needs more is one error record")
+    .argParser(parsePositive(true))
+    .default(DEFAULT_WORKER_HEAP_MB);
 }

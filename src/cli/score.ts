@@ -1,9 +1,9 @@
 // `voxmetrics score <inputs...>`: scores archives through the worker pool into JSONL, summary and CSV, with progress and resume.
 import { mkdirSync } from "node:fs";
-import { dirname } from "node:path";
+import { dirname, resolve } from "node:path";
 import { Command } from "commander";
 import { DEFAULT_QUEUE_OPTIONS, formatSummaryTable, scoreArchive, writeHtmlReportOfResults, type AgentChannel, type CompatMode, type InputFormat, type MetricProfile, type QueueStatus, type RunSummary } from "../index.js";
-import { agentChannelOption, compatOption, embedAudioOption, inputFormatOption, parseNumber, profileOption, thresholdOption, workersOption } from "./options.js";
+import { agentChannelOption, callTimeoutOption, compatOption, embedAudioOption, inputFormatOption, maxAudioSecondsOption, maxChannelsOption, parseNumber, profileOption, thresholdOption, workerHeapOption, workersOption } from "./options.js";
 
 interface ScoreFlags {
   out?: string;
@@ -29,7 +29,16 @@ interface ScoreFlags {
   queue?: string;
   queueName: string;
   batchSize: number;
+  maxAudioSeconds: number;
+  maxChannels: number;
+  allowOutsidePaths?: boolean;
+  confinePaths?: string;
+  callTimeout: number;
+  workerHeapMb: number;
 }
+
+/** ffmpeg is stopped this long after --call-timeout, so that a worker blocked waiting for it is freed once the call has timed out. */
+const DECODE_TIMEOUT_MARGIN_S = 1;
 
 /** Exit code of an interrupted run (128 + SIGINT), as shells report it. */
 const EXIT_INTERRUPTED = 130;
@@ -66,6 +75,12 @@ export function registerScoreCommand(program: Command): void {
     .option("--queue-name <name>", "BullMQ queue name (workers must use the same)", DEFAULT_QUEUE_OPTIONS.name)
     .option("--batch-size <n>", "calls per queue job", parseNumber(1, true), DEFAULT_QUEUE_OPTIONS.batchSize)
     .option("--shard <K/N>", "score only shard K of N (calls split by a hash of their id; combine the parts with `voxmetrics merge`)")
+    .addOption(maxAudioSecondsOption())
+    .addOption(maxChannelsOption())
+    .option("--allow-outside-paths", "Voice Live datasets: accept audio paths that are absolute or leave the dataset folder through symlinks (refused by default)")
+    .option("--confine-paths <dir>", "refuse deepeval audio urls that resolve (symlinks followed) outside <dir>")
+    .addOption(callTimeoutOption())
+    .addOption(workerHeapOption())
     .action(async (inputs: string[], flags: ScoreFlags) => {
       process.exitCode = await runScore(inputs, flags);
     });
@@ -89,7 +104,13 @@ async function runScore(inputs: string[], flags: ScoreFlags): Promise<number> {
       summary: flags.summary ?? null,
       csv: flags.csv ?? null,
       resume: flags.resume,
-      ingest: { inputFormat: flags.inputFormat, agentChannel: flags.agentChannel, inferStartTimes: flags.inferStartTimes },
+      ingest: {
+        inputFormat: flags.inputFormat,
+        agentChannel: flags.agentChannel,
+        inferStartTimes: flags.inferStartTimes,
+        allowOutsidePaths: flags.allowOutsidePaths ?? false,
+        confinePaths: flags.confinePaths ? resolve(flags.confinePaths) : null,
+      },
       score: {
         metrics: flags.metrics ? flags.metrics.split(",").map((m) => m.trim()).filter(Boolean) : undefined,
         threshold: flags.threshold,
@@ -97,8 +118,9 @@ async function runScore(inputs: string[], flags: ScoreFlags): Promise<number> {
         compat: flags.compat,
         profile: flags.profile,
         acoustics: flags.acoustics ?? false,
+        limits: { maxAudioSeconds: flags.maxAudioSeconds, maxChannels: flags.maxChannels, decodeTimeoutSeconds: flags.callTimeout + DECODE_TIMEOUT_MARGIN_S },
       },
-      pool: { workers: flags.workers, signal: abort.signal },
+      pool: { workers: flags.workers, signal: abort.signal, callTimeoutSeconds: flags.callTimeout, resourceLimits: { maxOldGenerationSizeMb: flags.workerHeapMb } },
       shard: flags.shard,
       queue: flags.queue ? { url: flags.queue, name: flags.queueName, batchSize: flags.batchSize, onStatus: (s) => progress.setQueue(s) } : undefined,
       onDiscovered: (d, resumed) => {

@@ -6,11 +6,17 @@ import type { ErrorCode } from "../model/errors.js";
 import { parseRecord, scanJsonRecords } from "../model/json-records.js";
 import { captureTestCases } from "./capture-manifest.js";
 import { replayOutputFiles } from "./replay-manifest.js";
+import { pathKind } from "./file-kind.js";
 import { AUDIO_EXTENSIONS, displayPathOf, extensionOf, readHead, toPosix } from "./files.js";
 import { DETECTION_ORDER, FORMATS } from "./formats/index.js";
 import { resolveIngestOptions, type Candidate, type CallRef, type Discovery, type FirstRecord, type IngestOptions, type InputFormat } from "./types.js";
 
-/** Records examined for a readable first one when the first ones do not parse. */
+/**
+ * Records of a JSON container (an array, or a single value) examined for a readable first one when
+ * the first ones do not parse. JSONL files are read record by record: the first record any format
+ * recognises decides the file's format however many bad lines come before it (each of those is then
+ * its own error record).
+ */
 const DETECTION_RECORDS = 20;
 /** Header bytes read to sniff an audio file. */
 const SNIFF_BYTES = 65536;
@@ -50,12 +56,19 @@ function kindOf(path: string): "dir" | "file" | "missing" {
   }
 }
 
+/** The errno code of a failed read ("EACCES"…), for messages. */
+function errnoOf(e: unknown): string {
+  return (e as NodeJS.ErrnoException).code ?? (e as Error).message;
+}
+
 function jsonCandidate(path: string): Candidate {
   const bytes = readFileSync(path);
   const records = scanJsonRecords(bytes, extensionOf(path) === "jsonl");
   const decoder = new TextDecoder();
+  const lines = records.container === "lines";
   let firstError = "";
-  for (const [start, end] of records.ranges.slice(0, DETECTION_RECORDS)) {
+  let firstReadable: Candidate | null = null;
+  for (const [start, end] of lines ? records.ranges : records.ranges.slice(0, DETECTION_RECORDS)) {
     let first: FirstRecord;
     try {
       first = { value: parseRecord(decoder.decode(bytes.subarray(start, end))) };
@@ -63,9 +76,11 @@ function jsonCandidate(path: string): Candidate {
       firstError ||= (e as Error).message;
       continue;
     }
-    return { kind: "json", path, bytes, records, first };
+    const candidate: Candidate = { kind: "json", path, bytes, records, first };
+    if (!lines || detectFormat(candidate)) return candidate;
+    firstReadable ??= candidate;
   }
-  return { kind: "json", path, bytes, records, first: { error: firstError } };
+  return firstReadable ?? { kind: "json", path, bytes, records, first: { error: firstError } };
 }
 
 function audioCandidate(path: string): Candidate {
@@ -132,9 +147,19 @@ export function discoverCalls(inputs: string[], options: IngestOptions = {}): Di
   /** A file's candidate: by the forced format for a file the user named, else by its name; null for other files inside folders. */
   const visitFile = (path: string, explicit: boolean) => {
     const kind = forced && explicit && KIND_OF_FORMAT[forced] !== "folder" ? KIND_OF_FORMAT[forced] : kindOfName(basename(path));
-    if (kind === "json") visit(jsonCandidate(path), explicit);
-    else if (kind === "audio") visit(audioCandidate(path), explicit);
-    else if (explicit && !seenPaths.has(path)) {
+    if (kind === "json" || kind === "audio") {
+      let candidate: Candidate;
+      try {
+        candidate = kind === "json" ? jsonCandidate(path) : audioCandidate(path);
+      } catch (e) {
+        // A file that cannot be read (permissions, I/O) is one error record, named or found in a folder.
+        if (seenPaths.has(path)) return;
+        seenPaths.add(path);
+        calls.push(unreadable(path, null, "IO_ERROR", `cannot read the file (${errnoOf(e)})`));
+        return;
+      }
+      visit(candidate, explicit);
+    } else if (explicit && !seenPaths.has(path)) {
       seenPaths.add(path);
       calls.push(unreadable(path, null, "UNSUPPORTED_INPUT", `unknown file type ".${extensionOf(path)}" (expected .json, .jsonl or an audio file)`));
     }
@@ -147,7 +172,14 @@ export function discoverCalls(inputs: string[], options: IngestOptions = {}): Di
    * audio file beside them are that recording's sidecar and are not calls.
    */
   const walk = (dir: string) => {
-    const entries = readdirSync(dir, { withFileTypes: true })
+    let listing;
+    try {
+      listing = readdirSync(dir, { withFileTypes: true });
+    } catch (e) {
+      calls.push(unreadable(dir, null, "IO_ERROR", `cannot list the folder (${errnoOf(e)})`));
+      return;
+    }
+    const entries = listing
       .filter((e) => !e.name.startsWith("."))
       .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     const names = entries.map((e) => e.name);
@@ -174,7 +206,11 @@ export function discoverCalls(inputs: string[], options: IngestOptions = {}): Di
         if (!SKIPPED_FOLDERS.has(e.name)) walk(path);
         continue;
       }
-      if (!e.isFile()) continue;
+      if (!e.isFile()) {
+        // FIFOs, devices and sockets are never opened (reading one can block forever); symlinks are not followed inside folders.
+        if (!e.isSymbolicLink() && kindOfName(e.name)) warnings.push(`${displayPathOf(path)}: skipped (not a regular file)`);
+        continue;
+      }
       if (extensionOf(e.name) === "json" && audioStems.has(stemOf(e.name))) continue;
       visitFile(path, false);
     }
@@ -182,10 +218,12 @@ export function discoverCalls(inputs: string[], options: IngestOptions = {}): Di
 
   abs.forEach((path) => {
     if (exclude.has(path)) return;
-    const kind = kindOf(path);
-    if (kind === "missing") calls.push(unreadable(path, null, "IO_ERROR", "no such file or folder"));
-    else if (kind === "dir") walk(path);
-    else visitFile(path, true);
+    const k = pathKind(path);
+    if (k.kind === "missing") calls.push(unreadable(path, null, "IO_ERROR", "no such file or folder"));
+    else if (k.kind === "dir") walk(path);
+    else if (k.kind === "file") visitFile(path, true);
+    else if (k.kind === "special") calls.push(unreadable(path, null, "UNSUPPORTED_INPUT", `${k.what}, not a regular file; refused without opening it`));
+    else calls.push(unreadable(path, null, "IO_ERROR", `cannot read it (${k.code})`));
   });
   if (monoClips > 0) warnings.push(`${monoClips} mono audio clip(s) inside folders skipped (not call recordings)`);
   return { calls, warnings };

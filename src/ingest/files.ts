@@ -2,7 +2,9 @@
 import { closeSync, fstatSync, openSync, readFileSync, readSync, realpathSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { isAbsolute, relative, resolve, sep } from "node:path";
 import { takeCallBytes } from "../audio/call-buffer.js";
+import { VoxError } from "../model/errors.js";
 import type { ByteRange } from "../model/json-records.js";
+import { regularFileProblem } from "./file-kind.js";
 
 /** File extensions read as audio. */
 export const AUDIO_EXTENSIONS = new Set(["wav", "wave", "mp3", "opus", "ogg", "oga", "flac", "aac", "m4a", "mp4", "webm", "pcm", "aiff", "aif", "caf", "wma"]);
@@ -74,6 +76,9 @@ export function readRanges(path: string, ranges: ByteRange[]): string[] {
  * buffer, 16-byte aligned so that 16-bit samples can be viewed in place.
  */
 export function readFileBytes(path: string): Uint8Array {
+  // Never open a FIFO, device or socket: opening or reading one can block forever.
+  const special = regularFileProblem(path);
+  if (special?.code === "UNSUPPORTED_INPUT") throw new VoxError("UNSUPPORTED_INPUT", special.why, { file: displayPathOf(path) });
   const fd = openSync(path, "r");
   try {
     const stat = fstatSync(fd);

@@ -1,5 +1,6 @@
 // Shared types of the ingest layer: input formats, what discovery finds (candidates), call references (cheap, main thread), loaded calls (worker) and the contract of a format module.
 import type { LoadedCall } from "../analysis/call.js";
+import type { AudioLimits } from "../audio/limits.js";
 import type { AudioSniff } from "../audio/sniff.js";
 import type { CompatMode } from "../model/codec.js";
 import { VoxError, type ErrorCode } from "../model/errors.js";
@@ -48,23 +49,47 @@ export interface IngestOptions {
    * @defaultValue []
    */
   exclude?: string[];
+  /**
+   * The decoded-size budget of recordings decoded while reading (dual-channel files, simulation mixes).
+   * @defaultValue DEFAULT_AUDIO_LIMITS
+   */
+  limits?: Partial<AudioLimits>;
+  /**
+   * Voice Live datasets: accept audio paths that are absolute or that leave the dataset folder
+   * through symlinks (datasets come from third parties: refused by default). Relative `../` paths
+   * that leave it stay refused (formats.md F3.5).
+   * @defaultValue false
+   */
+  allowOutsidePaths?: boolean;
+  /**
+   * The audio `url`s of deepeval test cases must resolve, symlinks followed, inside this folder;
+   * anything outside is a PATH_REFUSED error record. Null resolves urls as deepeval does (relative
+   * to the JSON file, anywhere).
+   * @defaultValue null
+   */
+  confinePaths?: string | null;
 }
 
 /** The resolved defaults. */
-export const DEFAULT_INGEST_OPTIONS: Readonly<Required<Omit<IngestOptions, "inputFormat" | "exclude">>> = Object.freeze({
+export const DEFAULT_INGEST_OPTIONS: Readonly<Required<Omit<IngestOptions, "inputFormat" | "exclude" | "limits">>> = Object.freeze({
   compat: "voxmetrics",
   agentChannel: "right",
   inferStartTimes: true,
+  allowOutsidePaths: false,
+  confinePaths: null,
 });
 
 /** Defaults overlaid with `partial`; an unknown format, mode or side is an INVALID_OPTION naming the option. */
-export function resolveIngestOptions(partial: IngestOptions = {}): Required<Omit<IngestOptions, "inputFormat">> & Pick<IngestOptions, "inputFormat"> {
+export function resolveIngestOptions(partial: IngestOptions = {}): Required<Omit<IngestOptions, "inputFormat" | "limits">> & Pick<IngestOptions, "inputFormat" | "limits"> {
   const o = {
     compat: partial.compat ?? DEFAULT_INGEST_OPTIONS.compat,
     agentChannel: partial.agentChannel ?? DEFAULT_INGEST_OPTIONS.agentChannel,
     inferStartTimes: partial.inferStartTimes ?? DEFAULT_INGEST_OPTIONS.inferStartTimes,
     inputFormat: partial.inputFormat,
     exclude: partial.exclude ?? [],
+    limits: partial.limits,
+    allowOutsidePaths: partial.allowOutsidePaths ?? DEFAULT_INGEST_OPTIONS.allowOutsidePaths,
+    confinePaths: partial.confinePaths ?? DEFAULT_INGEST_OPTIONS.confinePaths,
   };
   const bad = (field: string, detail: string): never => {
     throw new VoxError("INVALID_OPTION", detail, { field });
@@ -72,6 +97,8 @@ export function resolveIngestOptions(partial: IngestOptions = {}): Required<Omit
   if (o.compat !== "voxmetrics" && o.compat !== "deepeval") bad("compat", `must be voxmetrics or deepeval, got ${String(o.compat)}`);
   if (o.agentChannel !== "left" && o.agentChannel !== "right") bad("agentChannel", `must be left or right, got ${String(o.agentChannel)}`);
   if (typeof o.inferStartTimes !== "boolean") bad("inferStartTimes", `must be true or false, got ${String(o.inferStartTimes)}`);
+  if (typeof o.allowOutsidePaths !== "boolean") bad("allowOutsidePaths", `must be true or false, got ${String(o.allowOutsidePaths)}`);
+  if (o.confinePaths !== null && (typeof o.confinePaths !== "string" || o.confinePaths === "")) bad("confinePaths", `must be a folder path or null, got ${String(o.confinePaths)}`);
   if (o.inputFormat !== undefined && !INPUT_FORMATS.includes(o.inputFormat)) bad("inputFormat", `must be one of ${INPUT_FORMATS.join(", ")}, got ${String(o.inputFormat)}`);
   return o;
 }

@@ -254,6 +254,8 @@ function audioFromJson(
     });
   } catch (e) {
     if (e instanceof AudioValidationError) bad(e.field, e.message);
+    // A refusal from the resolver (a path outside --confine-paths) is located here, where the field is known.
+    if (e instanceof VoxError && !e.field) throw new VoxError(e.code, e.detail, { file: e.file ?? options.file, field: `${field}.url` });
     throw e;
   }
 }

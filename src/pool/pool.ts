@@ -3,12 +3,13 @@ import { existsSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { ResourceLimits } from "node:worker_threads";
+import { MessageChannel, type ResourceLimits } from "node:worker_threads";
 import { Piscina } from "piscina";
 import { getWasmModule } from "../dsp/wasm.js";
 import type { CallRef } from "../ingest/types.js";
 import { VoxError } from "../model/errors.js";
-import { appendRecordLines, errorRecord, scoreBatch, toOutcome, type BatchTask, type CallOutcome, type CallReadOptions, type ScoreOptions } from "../scoring/index.js";
+import { appendRecordLines, errorRecord, outputWriteError, scoreBatch, toOutcome, type BatchTask, type CallOutcome, type CallReadOptions, type ScoreOptions } from "../scoring/index.js";
+import type { WorkerTask } from "./worker-task.js";
 
 /** Every option of the pool; defaults in DEFAULT_POOL_OPTIONS. */
 export interface PoolOptions {
@@ -46,6 +47,13 @@ export interface PoolOptions {
    * @defaultValue workers²
    */
   maxQueue?: number;
+  /**
+   * Longest a call may take in a worker (seconds; a task of n calls gets n times this). A call over
+   * it has its worker stopped and becomes a CALL_TIMEOUT error record (not retried). With no
+   * workers (0) it cannot be enforced beyond the ffmpeg decode bound.
+   * @defaultValue 1800
+   */
+  callTimeoutSeconds?: number;
   /** Compiled worker entry; defaults to dist/pool/worker.js. */
   workerFile?: string;
   /** Stops scheduling new calls; calls in flight finish and are reported. */
@@ -53,11 +61,12 @@ export interface PoolOptions {
 }
 
 /** The defaults of the numeric pool options (`workers` is this machine's core count). */
-export const DEFAULT_POOL_OPTIONS: Readonly<Required<Pick<PoolOptions, "workers" | "tasksPerWorker" | "maxCallsPerTask" | "retries">>> = Object.freeze({
+export const DEFAULT_POOL_OPTIONS: Readonly<Required<Pick<PoolOptions, "workers" | "tasksPerWorker" | "maxCallsPerTask" | "retries" | "callTimeoutSeconds">>> = Object.freeze({
   workers: availableParallelism(),
   tasksPerWorker: 2,
   maxCallsPerTask: 16,
   retries: 1,
+  callTimeoutSeconds: 1800,
 });
 
 /** Defaults overlaid with `partial`; a count out of range is an INVALID_OPTION naming the option. */
@@ -66,6 +75,11 @@ export function resolvePoolOptions(partial: PoolOptions = {}): PoolOptions & typ
   for (const key of Object.keys(DEFAULT_POOL_OPTIONS) as Array<keyof typeof DEFAULT_POOL_OPTIONS>) {
     const v = partial[key];
     if (v === undefined) continue;
+    if (key === "callTimeoutSeconds") {
+      if (typeof v !== "number" || !(v > 0)) throw new VoxError("INVALID_OPTION", `must be a number of seconds > 0, got ${String(v)}`, { field: key });
+      o[key] = v;
+      continue;
+    }
     const min = key === "workers" || key === "retries" ? 0 : 1;
     if (!Number.isInteger(v) || v < min) throw new VoxError("INVALID_OPTION", `must be an integer ≥ ${min}, got ${String(v)}`, { field: key });
     o[key] = v;
@@ -80,7 +94,17 @@ export function resolvePoolOptions(partial: PoolOptions = {}): PoolOptions & typ
  * number of calls scored: measured peak RSS for 100 / 1,000 / 4,000 calls, 2 workers, went from
  * 136 / 199 / 251 MB to 117 / 137 / 154 MB.
  */
-const DEFAULT_RESOURCE_LIMITS: ResourceLimits = { maxYoungGenerationSizeMb: 4 };
+const DEFAULT_RESOURCE_LIMITS: ResourceLimits = { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 2048 };
+
+/**
+ * The JavaScript heap of one worker (MB): a pathological input (a huge or deeply nested JSON
+ * record) that needs more kills only its worker, and becomes one WORKER_CRASHED record after the
+ * retries. Audio lives outside this heap (array buffers and WebAssembly memory).
+ */
+export const DEFAULT_WORKER_HEAP_MB = DEFAULT_RESOURCE_LIMITS.maxOldGenerationSizeMb!;
+
+/** A task aborted at its time limit. */
+class CallTimeout extends Error {}
 
 /** Idle workers stay alive this long (acoustics.md §8.4: ≥ 30 s for batch scoring). */
 const IDLE_TIMEOUT_MS = 30_000;
@@ -184,21 +208,33 @@ async function runOnPool(
   const { piscina, options: pool } = state;
   const iterator = refs[Symbol.iterator]();
   const { appendTo } = options;
+  /** Hand outcomes on; a record the results file refused ends the run (a write error is no call's fault). */
+  const deliver = (outcomes: CallOutcome[]) => {
+    const failed = outcomes.find((o) => o.writeError !== undefined);
+    if (failed) throw new VoxError("IO_ERROR", failed.writeError!);
+    outcomes.forEach((outcome) => onResult(outcome));
+  };
   if (piscina === null) {
     // Inline: the calls are scored one by one in this thread, as a worker scores its tasks.
     for (let next = iterator.next(); !next.done; next = iterator.next()) {
       if (pool.signal?.aborted) return { interrupted: true };
-      scoreBatch({ refs: [next.value], ingest: options.ingest, score: options.score, appendTo }).forEach(onResult);
+      deliver(scoreBatch({ refs: [next.value], ingest: options.ingest, score: options.score, appendTo }));
       await new Promise((r) => setImmediate(r));
     }
     return { interrupted: false };
   }
 
-  // A crashed call's record is made here, and appended like the workers' ones.
-  const recordCrash = (ref: CallRef, attempts: number, why: string) => {
-    const outcome = toOutcome(errorRecord(ref, new VoxError("WORKER_CRASHED", `the worker scoring this call died ${attempts} time(s) (${why})`, { file: ref.displayPath })));
+  // A crashed (or stopped) call's record is made here, and appended like the workers' ones.
+  const recordCrash = (ref: CallRef, attempts: number, why: string) =>
+    deliverError(ref, new VoxError("WORKER_CRASHED", `the worker scoring this call died ${attempts} time(s) (${why})`, { file: ref.displayPath }));
+  const deliverError = (ref: CallRef, error: VoxError) => {
+    const outcome = toOutcome(errorRecord(ref, error));
     if (appendTo !== undefined) {
-      appendRecordLines(appendTo, [outcome.line!]);
+      try {
+        appendRecordLines(appendTo, [outcome.line!]);
+      } catch (e) {
+        throw outputWriteError(appendTo, e, true);
+      }
       outcome.line = null;
     }
     onResult(outcome);
@@ -210,8 +246,26 @@ async function runOnPool(
   let timedMs = 0;
   // Until a call has been timed, each task holds one call.
   const batchSize = () => (timedCalls === 0 ? 1 : Math.min(maxCalls, Math.max(1, Math.floor((TARGET_TASK_MS * timedCalls) / Math.max(timedMs, 1e-3)))));
+  // Over its time limit, a task is aborted: Piscina stops the worker running it and starts another.
+  const timeoutMs = pool.callTimeoutSeconds * 1000;
+  // The clock starts when a worker picks the task up (it says so on `started`), not while it waits in the queue.
   const run = async (batch: CallRef[]) => {
-    const outcomes = (await piscina.run({ refs: batch, ingest: options.ingest, score: options.score, appendTo } satisfies BatchTask)) as CallOutcome[];
+    const abort = new AbortController();
+    const { port1, port2 } = new MessageChannel();
+    let timer: NodeJS.Timeout | undefined;
+    port1.once("message", () => {
+      timer = setTimeout(() => abort.abort(), timeoutMs * batch.length);
+    });
+    let outcomes: CallOutcome[];
+    try {
+      const task: WorkerTask = { refs: batch, ingest: options.ingest, score: options.score, appendTo, started: port2 };
+      outcomes = (await piscina.run(task, { signal: abort.signal, transferList: [port2] })) as CallOutcome[];
+    } catch (err) {
+      throw abort.signal.aborted ? new CallTimeout() : err;
+    } finally {
+      clearTimeout(timer);
+      port1.close();
+    }
     for (const { digest } of outcomes) {
       timedCalls++;
       timedMs += digest.elapsed_ms;
@@ -226,11 +280,16 @@ async function runOnPool(
       try {
         outcomes = await run([ref]);
       } catch (err) {
+        if (err instanceof CallTimeout) {
+          const detail = `scoring did not finish within ${pool.callTimeoutSeconds} s (--call-timeout); its worker was stopped`;
+          deliverError(ref, new VoxError("CALL_TIMEOUT", detail, { file: ref.displayPath }));
+          return;
+        }
         if (attempt < retries) continue;
         recordCrash(ref, attempt + 1, err instanceof Error ? err.message : String(err));
         return;
       }
-      outcomes.forEach((outcome) => onResult(outcome));
+      deliver(outcomes);
       return;
     }
   };
@@ -245,7 +304,7 @@ async function runOnPool(
       for (const ref of batch) await runOne(ref);
       return;
     }
-    outcomes.forEach((outcome) => onResult(outcome));
+    deliver(outcomes);
   };
 
   const limit = state.workers * pool.tasksPerWorker;

@@ -1,6 +1,6 @@
 // Resumable results JSONL: one complete line per call, appended as calls finish (by whichever thread scored it); --resume reads back the ids already done.
 import { closeSync, existsSync, fstatSync, ftruncateSync, openSync, readSync } from "node:fs";
-import { appendRecordLines, isResultRecord, type ResultRecord } from "../scoring/record.js";
+import { appendRecordLines, isResultRecord, outputWriteError, type ResultRecord } from "../scoring/record.js";
 
 /** Bytes read at a time when scanning an existing results file. */
 const SCAN_CHUNK = 1 << 20;
@@ -80,6 +80,12 @@ export class ResultWriter {
   writeLines(jsons: string[]): void {
     if (jsons.length === 0) return;
     if (this.path === null) process.stdout.write(jsons.join("\n") + "\n");
-    else appendRecordLines(this.path, jsons);
+    else {
+      try {
+        appendRecordLines(this.path, jsons);
+      } catch (e) {
+        throw outputWriteError(this.path, e, true);
+      }
+    }
   }
 }

@@ -5,9 +5,11 @@ import { discoverCalls } from "../ingest/index.js";
 import type { CallRef, Discovery } from "../ingest/types.js";
 import { VoxError } from "../model/errors.js";
 import { runCalls, startPool, type PoolOptions, type ScoringPool } from "../pool/index.js";
-import { digestRecord, resolveScoreOptions, type CallOutcome, type CallReadOptions, type RecordDigest, type ScoreOptions, type ScoreOptionsInput } from "../scoring/index.js";
-import { writeFileAtomic } from "../ingest/files.js";
+import { digestRecord, outputWriteError, resolveScoreOptions, type CallOutcome, type CallReadOptions, type RecordDigest, type ScoreOptions, type ScoreOptionsInput } from "../scoring/index.js";
+import { pathKind } from "../ingest/file-kind.js";
+import { realPathOr, writeFileAtomic } from "../ingest/files.js";
 import { canonicalJson, describeRunOptions, formatShard, parseShard, partHeader, partHeaderLine, readPartHeader, runCallsOnQueue, shardOfId, type QueueOptions, type ShardSpec } from "../queue/index.js";
+import { lockOutputFile, type OutputLock } from "./lock.js";
 import { CsvWriter } from "./csv.js";
 import { ResultWriter } from "./jsonl-writer.js";
 import { SummaryAccumulator, type RunSummary } from "./summary.js";
@@ -62,12 +64,41 @@ export async function scoreArchive(options: ScoreArchiveOptions): Promise<ScoreA
   const shard = options.shard === undefined ? null : parseShard(options.shard);
   const outputs = [options.out, options.summary, options.csv].filter((p): p is string => Boolean(p)).map((p) => resolve(p));
   const ingest: CallReadOptions = { ...options.ingest, exclude: [...(options.ingest?.exclude ?? []), ...outputs] };
-  // The workers boot (engine, wasm) while this thread walks the archive; in queue mode they run elsewhere.
-  const pool = options.queue ? null : startPool(options.pool);
+  refuseOutputsNamingInputs(options);
+  // One run per output file at a time: a second run on the same files is refused, not interleaved.
+  const locks: OutputLock[] = [];
   try {
-    return await scoreDiscovered(options, ingest, score, shard, pool, t0);
+    // Devices and pipes (-o /dev/stdout) are not files another run could share: only files are locked.
+    for (const p of outputs) if (pathKind(p).kind !== "special") locks.push(lockOutputFile(p));
+    // The workers boot (engine, wasm) while this thread walks the archive; in queue mode they run elsewhere.
+    const pool = options.queue ? null : startPool(options.pool);
+    try {
+      return await scoreDiscovered(options, ingest, score, shard, pool, t0);
+    } finally {
+      await pool?.close();
+    }
   } finally {
-    await pool?.close();
+    for (const lock of locks) lock.release();
+  }
+}
+
+/** An output file that is also an input would be overwritten by the run reading it: refused before anything is written. */
+function refuseOutputsNamingInputs(options: ScoreArchiveOptions): void {
+  const inputs = new Set(options.inputs.map((p) => realPathOr(p)));
+  const named: Array<[string, string | null | undefined]> = [["out", options.out], ["summary", options.summary], ["csv", options.csv]];
+  for (const [flag, path] of named) {
+    if (path && inputs.has(realPathOr(path))) {
+      throw new VoxError("INVALID_OPTION", `--${flag} ${path} is one of the inputs; writing there would overwrite it (choose another file)`);
+    }
+  }
+}
+
+/** Run a write to an output file; a failure becomes the one clear error that ends the run. */
+function guardWrite(path: string, write: () => void): void {
+  try {
+    write();
+  } catch (e) {
+    throw outputWriteError(path, e, false);
   }
 }
 
@@ -84,7 +115,7 @@ async function scoreDiscovered(options: ScoreArchiveOptions, ingest: CallReadOpt
   const account = (record: RecordDigest) => {
     done.add(record.id);
     totals.add(record);
-    csv?.add(record);
+    if (csv) guardWrite(options.csv!, () => csv.add(record));
   };
   const writer = ResultWriter.open(options.out, options.resume ?? false, (record) => {
     if (!done.has(record.id)) account(digestRecord(record));
@@ -117,8 +148,8 @@ async function scoreDiscovered(options: ScoreArchiveOptions, ingest: CallReadOpt
     }
   } finally {
     summary = totals.summary((performance.now() - t0) / 1000);
-    if (options.summary) writeFileAtomic(options.summary, JSON.stringify(summary, null, 2) + "\n");
-    csv?.finish();
+    if (options.summary) guardWrite(options.summary, () => writeFileAtomic(options.summary!, JSON.stringify(summary, null, 2) + "\n"));
+    if (csv) guardWrite(options.csv!, () => csv.finish());
   }
   return { summary, scored, resumed, interrupted, warnings: discovery.warnings };
 }

@@ -1,14 +1,15 @@
 // Measures one audio file for `voxmetrics analyze`: deepeval's parity set on the mono mix, the standards set on all channels and on each.
 import { readFileSync } from "node:fs";
-import { measureAcoustics, measureLoudness, type AcousticsBlock, type LoudnessBlock } from "../analysis/acoustics.js";
+import { measureAcoustics, measureLoudness, standardsSampleRateProblem, type AcousticsBlock, type LoudnessBlock } from "../analysis/acoustics.js";
 import { resolveAcousticsOptions, type AcousticsOptions } from "../analysis/acoustics-options.js";
 import { assembleParityMeasurements } from "../analysis/parity.js";
 import type { ClipMeasurements } from "../analysis/types.js";
-import { DecodeError, decodeAudio } from "../audio/index.js";
+import { DecodeError, decodeAudio, resolveAudioLimits, type AudioLimits } from "../audio/index.js";
 import { ClipKernels, type PlanarKernels } from "../dsp/clip-kernels.js";
 import { withArena } from "../dsp/wasm.js";
+import { regularFileProblem } from "../ingest/file-kind.js";
 import type { CompatMode } from "../model/codec.js";
-import { VoxError } from "../model/errors.js";
+import { toVoxError, VoxError } from "../model/errors.js";
 
 /** Which measurements `analyze` computes: deepeval's parity set, the loudness part of the standards set, the whole standards set, or both sets. */
 export const MEASUREMENT_SETS = ["parity", "loudness", "standards", "all"] as const;
@@ -31,14 +32,19 @@ export interface AnalyzeFileOptions {
    * @defaultValue {} (DEFAULT_ACOUSTICS_OPTIONS)
    */
   acoustics: Partial<AcousticsOptions>;
+  /**
+   * The decoded-size budget per file (`--max-audio-seconds`, `--max-channels`).
+   * @defaultValue {} (DEFAULT_AUDIO_LIMITS)
+   */
+  limits: Partial<AudioLimits>;
 }
 
-export const DEFAULT_ANALYZE_FILE_OPTIONS: Readonly<AnalyzeFileOptions> = Object.freeze({ set: "all", compat: "voxmetrics", acoustics: Object.freeze({}) } satisfies AnalyzeFileOptions);
+export const DEFAULT_ANALYZE_FILE_OPTIONS: Readonly<AnalyzeFileOptions> = Object.freeze({ set: "all", compat: "voxmetrics", acoustics: Object.freeze({}), limits: Object.freeze({}) } satisfies AnalyzeFileOptions);
 
 /** Defaults overlaid with `partial`; an unknown set or mode is an INVALID_OPTION naming the field. */
 export function resolveAnalyzeFileOptions(partial: Partial<AnalyzeFileOptions> = {}): AnalyzeFileOptions {
   const d = DEFAULT_ANALYZE_FILE_OPTIONS;
-  const o: AnalyzeFileOptions = { set: partial.set ?? d.set, compat: partial.compat ?? d.compat, acoustics: partial.acoustics ?? d.acoustics };
+  const o: AnalyzeFileOptions = { set: partial.set ?? d.set, compat: partial.compat ?? d.compat, acoustics: partial.acoustics ?? d.acoustics, limits: resolveAudioLimits(partial.limits ?? d.limits) };
   if (!MEASUREMENT_SETS.includes(o.set)) throw new VoxError("INVALID_OPTION", `must be one of ${MEASUREMENT_SETS.join(", ")}, got ${String(o.set)}`, { field: "set" });
   if (o.compat !== "voxmetrics" && o.compat !== "deepeval") throw new VoxError("INVALID_OPTION", `must be voxmetrics or deepeval, got ${String(o.compat)}`, { field: "compat" });
   return o;
@@ -60,6 +66,10 @@ export interface AnalyzeFileResult {
 
 /** Read and measure the audio file at `path`; a file that cannot be read or decoded becomes an error result naming it. */
 export function analyzeFileAt(path: string, options: Partial<AnalyzeFileOptions> = {}): AnalyzeFileResult {
+  const problem = regularFileProblem(path);
+  if (problem && problem.code === "UNSUPPORTED_INPUT") {
+    return { path, status: "error", error: { code: problem.code, message: `${path}: ${problem.why}` }, format: null, sample_rate: null, channels: null, duration: null };
+  }
   let bytes: Uint8Array;
   try {
     bytes = readFileSync(path);
@@ -71,17 +81,35 @@ export function analyzeFileAt(path: string, options: Partial<AnalyzeFileOptions>
   return analyzeFile(bytes, { ...options, path });
 }
 
-/** Decode and measure a file's bytes (`path` names it in the result); decode failures become an error result naming the file. */
+/**
+ * Decode and measure a file's bytes (`path` names it in the result); a file that cannot be decoded
+ * or measured becomes an error result naming it (only invalid options throw).
+ */
 export function analyzeFile(bytes: Uint8Array, options: Partial<AnalyzeFileOptions> & { path: string }): AnalyzeFileResult {
   const { path } = options;
-  const { set, compat, acoustics: acousticsOptions } = resolveAnalyzeFileOptions({ set: options.set, compat: options.compat, acoustics: options.acoustics });
+  const resolved = resolveAnalyzeFileOptions({ set: options.set, compat: options.compat, acoustics: options.acoustics, limits: options.limits });
+  const acoustics = resolved.set === "parity" ? null : resolveAcousticsOptions(resolved.acoustics);
+  try {
+    return measureFile(bytes, path, resolved, acoustics);
+  } catch (e) {
+    const error = toVoxError(e, { file: path });
+    return { path, status: "error", error: { code: error.code, message: error.message }, format: null, sample_rate: null, channels: null, duration: null };
+  }
+}
+
+function measureFile(bytes: Uint8Array, path: string, { set, compat, limits }: AnalyzeFileOptions, acoustics: AcousticsOptions | null): AnalyzeFileResult {
   const base = { path, format: null, sample_rate: null, channels: null, duration: null };
   let decoded;
   try {
-    decoded = decodeAudio(bytes, { compat, name: path });
+    decoded = decodeAudio(bytes, { compat, name: path, limits });
   } catch (e) {
     if (!(e instanceof DecodeError)) throw e;
     return { ...base, status: "error", error: { code: e.code, message: e.message } };
+  }
+  const rateProblem = acoustics ? standardsSampleRateProblem(decoded.sampleRate) : null;
+  if (rateProblem) {
+    const message = `${path}: ${rateProblem} (--set parity measures it)`;
+    return { path, status: "error", error: { code: "UNSUPPORTED_INPUT", message }, format: decoded.format, sample_rate: decoded.sampleRate, channels: decoded.channels, duration: decoded.frames / decoded.sampleRate };
   }
   const result: AnalyzeFileResult = {
     path,
@@ -92,7 +120,6 @@ export function analyzeFile(bytes: Uint8Array, options: Partial<AnalyzeFileOptio
     channels: decoded.channels,
     duration: decoded.frames / decoded.sampleRate,
   };
-  const acoustics = set === "parity" ? null : resolveAcousticsOptions(acousticsOptions);
   // One arena session: the file's PCM is copied into WebAssembly memory once (plus its exact floats).
   withArena((arena) => {
     const clip = new ClipKernels(arena, decoded);

@@ -3,7 +3,7 @@ export { analyzeFile, analyzeFileAt, DEFAULT_ANALYZE_FILE_OPTIONS, MEASUREMENT_S
 export { LATENCY_PERCENTILES, latencyPercentilesMs, statsOfTimeline, statsOfTurnRecords, timelineOfTurnRecords, type CallStats, type LatencyPercentilesMs } from "./call-stats.js";
 export { timelineOfCall, type CallTimeline, type TimelineRecord } from "./call-timeline.js";
 export { DEFAULT_SCORE_OPTIONS, resolveScoreOptions, type ScoreOptions, type ScoreOptionsInput } from "./options.js";
-export { appendRecordLines, digestRecord, isResultRecord, toOutcome, type CallOutcome, type MetricDigest, type RecordDigest, type RecordError, type ResultRecord } from "./record.js";
+export { appendRecordLines, digestRecord, isResultRecord, outputWriteError, toOutcome, type CallOutcome, type MetricDigest, type RecordDigest, type RecordError, type ResultRecord } from "./record.js";
 export { errorRecord, scoreBatch, scoreCall, type BatchTask, type CallReadOptions, type ScoreTask } from "./score-call.js";
 export { scoreLoadedCall, scoreTestCase, type ScoreResult, type TurnRecord } from "./score-test-case.js";
 export { transcriptAccuracy, type ErrorCountsRecord, type TranscriptAccuracy, type TranscriptPairKind, type TurnTranscriptAccuracy } from "./transcript-accuracy.js";

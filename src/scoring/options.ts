@@ -1,5 +1,6 @@
 // The options of scoring a call, resolved once: metrics, threshold, strict mode, audio acceptance (compat) and the standards set.
 import { resolveAcousticsOptions, type AcousticsOptions } from "../analysis/acoustics-options.js";
+import { DEFAULT_AUDIO_LIMITS, resolveAudioLimits, type AudioLimits } from "../audio/limits.js";
 import { createMetrics, METRIC_PROFILES, resolveVoxmetricsProfileOptions, type MetricProfile, type VoxmetricsProfileOptions, type VoxmetricsProfileOptionsInput } from "../metrics/index.js";
 import type { CompatMode } from "../model/codec.js";
 import { VoxError } from "../model/errors.js";
@@ -43,12 +44,18 @@ export interface ScoreOptions {
    * @defaultValue DEFAULT_VOXMETRICS_PROFILE_OPTIONS
    */
   profileOptions: VoxmetricsProfileOptions;
+  /**
+   * The decoded-size budget of every file and clip of a call (`--max-audio-seconds`, `--max-channels`).
+   * @defaultValue DEFAULT_AUDIO_LIMITS
+   */
+  limits: AudioLimits;
 }
 
-/** What a caller may give: any of the options; `acoustics` also as true (every default) or a partial set; `profileOptions` as overrides. */
-export type ScoreOptionsInput = Partial<Omit<ScoreOptions, "acoustics" | "profileOptions">> & {
+/** What a caller may give: any of the options; `acoustics` also as true (every default) or a partial set; `profileOptions` as overrides; `limits` partially. */
+export type ScoreOptionsInput = Partial<Omit<ScoreOptions, "acoustics" | "profileOptions" | "limits">> & {
   acoustics?: boolean | Partial<AcousticsOptions> | null;
   profileOptions?: VoxmetricsProfileOptionsInput;
+  limits?: Partial<AudioLimits>;
 };
 
 export const DEFAULT_SCORE_OPTIONS: Readonly<ScoreOptions> = Object.freeze({
@@ -59,6 +66,7 @@ export const DEFAULT_SCORE_OPTIONS: Readonly<ScoreOptions> = Object.freeze({
   acoustics: null,
   profile: "deepeval",
   profileOptions: resolveVoxmetricsProfileOptions(),
+  limits: DEFAULT_AUDIO_LIMITS,
 } satisfies ScoreOptions);
 
 const COMPAT_MODES: readonly CompatMode[] = ["voxmetrics", "deepeval"];
@@ -95,5 +103,6 @@ export function resolveScoreOptions(input: ScoreOptionsInput = {}): ScoreOptions
   if (input.profileOptions !== undefined) o.profileOptions = resolveVoxmetricsProfileOptions(input.profileOptions);
   const a = input.acoustics;
   if (a !== undefined && a !== null && a !== false) o.acoustics = resolveAcousticsOptions(a === true ? {} : a);
+  if (input.limits !== undefined) o.limits = resolveAudioLimits(input.limits);
   return Object.freeze(o);
 }

@@ -6,7 +6,7 @@ import { closeSync, openSync, writeSync } from "node:fs";
 import type { InputFormat } from "../ingest/types.js";
 import type { MetricResult } from "../metrics/base-metric.js";
 import type { MetricProfile } from "../metrics/index.js";
-import type { ErrorCode } from "../model/errors.js";
+import { VoxError, type ErrorCode } from "../model/errors.js";
 import { statsOfTurnRecords, type CallStats } from "./call-stats.js";
 import type { TurnRecord } from "./score-test-case.js";
 import type { TranscriptAccuracy } from "./transcript-accuracy.js";
@@ -62,6 +62,22 @@ export interface RecordDigest extends Omit<ResultRecord, "metrics" | "turns" | "
 export interface CallOutcome {
   line: string | null;
   digest: RecordDigest;
+  /**
+   * Set when the worker could not append the record to the results file (a full disk…): the run
+   * must end, and `line` still holds the record, which was not written.
+   */
+  writeError?: string;
+}
+
+/**
+ * A results, summary or CSV file that cannot be written: the run ends with this one line. A results
+ * file keeps every complete record written before, so `--resume` continues it.
+ */
+export function outputWriteError(path: string, err: unknown, resumable: boolean): VoxError {
+  const e = err as NodeJS.ErrnoException;
+  const why = e.code ? `${e.code}${e.code === "ENOSPC" ? ", no space left on the device" : ""}` : String(e?.message ?? err);
+  const detail = `cannot write to ${path} (${why}); the run stopped${resumable ? ": the file keeps every complete record so far, rerun with --resume to continue" : ""}`;
+  return new VoxError("IO_ERROR", detail);
 }
 
 /** A record's digest: metrics without breakdowns, turns replaced by the call's conversation figures. */

@@ -2,9 +2,9 @@
 import { withCallBuffer } from "../audio/call-buffer.js";
 import { loadCall } from "../ingest/index.js";
 import type { CallRef, IngestOptions } from "../ingest/types.js";
-import { toVoxError } from "../model/errors.js";
+import { toVoxError, VoxError } from "../model/errors.js";
 import type { ScoreOptions } from "./options.js";
-import { appendRecordLines, toOutcome, type CallOutcome, type ResultRecord } from "./record.js";
+import { appendRecordLines, outputWriteError, toOutcome, type CallOutcome, type ResultRecord } from "./record.js";
 import { scoreLoadedCall } from "./score-test-case.js";
 import { transcriptAccuracy } from "./transcript-accuracy.js";
 
@@ -32,7 +32,9 @@ export interface BatchTask {
 
 /** The error record of a call that could not be read or scored. */
 export function errorRecord(ref: CallRef, err: unknown, elapsedMs = 0): ResultRecord {
-  const e = toVoxError(err);
+  // An unexpected error ("Invalid URL", a stack overflow on deep nesting) says nothing of where: it is located in the call's file.
+  const located = err instanceof VoxError && (err.file !== undefined || err.message.includes(ref.displayPath));
+  const e = located ? (err as VoxError) : toVoxError(err, { file: ref.displayPath });
   return {
     id: ref.id,
     name: null,
@@ -55,7 +57,7 @@ function scoreCallNow({ ref, ingest, score }: ScoreTask): ResultRecord {
   const t0 = performance.now();
   try {
     // compat is decided once, in the score options: the call is read and its clips analysed in the same mode.
-    const loaded = loadCall(ref, { ...ingest, compat: score.compat });
+    const loaded = loadCall(ref, { ...ingest, compat: score.compat, limits: score.limits });
     const { profile, metrics, turns } = scoreLoadedCall(loaded, score);
     const record: ResultRecord = {
       id: ref.id,
@@ -82,7 +84,14 @@ function scoreCallNow({ ref, ingest, score }: ScoreTask): ResultRecord {
 export function scoreBatch(task: BatchTask): CallOutcome[] {
   const outcomes = task.refs.map((ref) => toOutcome(scoreCall({ ref, ingest: task.ingest, score: task.score })));
   if (task.appendTo !== undefined) {
-    appendRecordLines(task.appendTo, outcomes.map((o) => o.line!));
+    try {
+      appendRecordLines(task.appendTo, outcomes.map((o) => o.line!));
+    } catch (e) {
+      // Not a crash of this call: the caller ends the run with one clear line.
+      const message = outputWriteError(task.appendTo, e, true).message;
+      for (const o of outcomes) o.writeError = message;
+      return outcomes;
+    }
     for (const o of outcomes) o.line = null;
   }
   return outcomes;

@@ -17,6 +17,8 @@ export interface TurnRecord {
   acoustics?: AcousticsBlock;
   /** Word error counts of the agent's transcription of this caller turn against its reference text, when the source has both (replays). */
   wer?: TurnWer;
+  /** Why the standards set (`--acoustics`) could not measure this clip. */
+  acoustics_error?: string;
 }
 
 /** Word error counts of one caller turn (the agent's ASR against the reference text), sclite-equal. */
@@ -55,7 +57,7 @@ export function scoreTestCase(testCase: ConversationalTestCase, options: ScoreOp
 export function scoreLoadedCall(call: LoadedCall, options: ScoreOptions): ScoreResult {
   const { testCase } = call;
   const metrics = createMetrics(options.metrics, { threshold: options.threshold, strict_mode: options.strict, profile: options.profileOptions }, options.profile);
-  const ctx = new CallAnalysis(call, analysisOptionsFor(metrics, { compat: options.compat, acoustics: options.acoustics }));
+  const ctx = new CallAnalysis(call, analysisOptionsFor(metrics, { compat: options.compat, acoustics: options.acoustics, limits: options.limits }));
   const results: Record<string, MetricResult> = {};
   for (const metric of metrics) {
     metric.measure(testCase, ctx);
@@ -76,6 +78,7 @@ export function scoreLoadedCall(call: LoadedCall, options: ScoreOptions): ScoreR
     if (clip.acoustics !== undefined) record.acoustics = clip.acoustics;
     const wer = turn.role === "user" ? turnWer(turn.metadata) : null;
     if (wer) record.wer = wer;
+    if (clip.acousticsError !== undefined) record.acoustics_error = clip.acousticsError;
     turns.push(record);
   });
   return { profile: options.profile, metrics: results, turns };

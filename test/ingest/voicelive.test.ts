@@ -3,7 +3,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { discoverCalls, loadCall } from "../../src/ingest/index.js";
+import { discoverCalls, loadCall, type IngestOptions } from "../../src/ingest/index.js";
 import { decodeDataUri, groundTruthOf, questionOf, resolveDatasetPath } from "../../src/ingest/formats/voicelive-dataset.js";
 import { VoxError } from "../../src/model/errors.js";
 import { REPO_ROOT } from "../helpers/shared.js";
@@ -17,10 +17,10 @@ const jsonl = (rows: unknown[]) => rows.map((r) => JSON.stringify(r)).join("\n")
 /** A loaded call or its error; loosely typed so tests can reach into metadata. */
 type Loaded = { id: string; testCase?: any; warnings?: string[]; error?: VoxError };
 
-function loadAll(path: string): Loaded[] {
+function loadAll(path: string, options: IngestOptions = {}): Loaded[] {
   return discoverCalls([path]).calls.map((ref) => {
     try {
-      return { id: ref.id, ...loadCall(ref) };
+      return { id: ref.id, ...loadCall(ref, options) };
     } catch (e) {
       return { id: ref.id, error: e as VoxError };
     }
@@ -71,10 +71,13 @@ describe("Voice Live dataset", () => {
     expect(() => resolveDatasetPath(ds, "../../etc/passwd", { file: "f", field: "WavPath" })).toThrow(/refused/);
   });
 
-  it("accepts absolute paths as the harness does, and reports missing files", () => {
+  it("refuses absolute paths outside the dataset folder by default, accepts them as the harness does with allowOutsidePaths, and reports missing files", () => {
     const file = join(ds, "abs.jsonl");
     writeFileSync(file, jsonl([{ WavPath: join(tmp, "outside.wav"), conversationID: "abs" }, { WavPath: "audio/missing.wav", conversationID: "missing" }]));
-    const [abs, missing] = loadAll(file);
+    const [refused] = loadAll(file);
+    expect(refused.error!.code).toBe("PATH_REFUSED");
+    expect(refused.error!.message).toMatch(/line 1: WavPath: audio path ".*outside\.wav" resolves to .*outside\.wav, outside the dataset folder .*; refused \(an absolute path; --allow-outside-paths accepts it\)/);
+    const [abs, missing] = loadAll(file, { allowOutsidePaths: true });
     expect(abs.testCase).toBeDefined();
     expect(missing.error!.code).toBe("AUDIO_NOT_FOUND");
     expect(missing.error!.message).toMatch(/line 2: WavPath: Audio file not found: .*audio\/missing\.wav/);

@@ -1,6 +1,7 @@
 // Options resolved once: defaults, validation naming the option, compat carried resolved, acoustics as resolved options.
 import { describe, expect, it } from "vitest";
 import { DEFAULT_ACOUSTICS_OPTIONS } from "../../src/analysis/acoustics-options.js";
+import { DEFAULT_AUDIO_LIMITS } from "../../src/audio/limits.js";
 import { DEFAULT_POOL_OPTIONS, resolvePoolOptions } from "../../src/pool/pool.js";
 import { DEFAULT_VOXMETRICS_PROFILE_OPTIONS } from "../../src/metrics/index.js";
 import { DEFAULT_SCORE_OPTIONS, resolveScoreOptions } from "../../src/scoring/options.js";
@@ -8,7 +9,7 @@ import { DEFAULT_SCORE_OPTIONS, resolveScoreOptions } from "../../src/scoring/op
 describe("resolveScoreOptions", () => {
   it("fills the defaults and freezes the result", () => {
     const o = resolveScoreOptions();
-    expect(o).toEqual({ metrics: [], threshold: 0.5, strict: false, compat: "voxmetrics", acoustics: null, profile: "deepeval", profileOptions: DEFAULT_VOXMETRICS_PROFILE_OPTIONS });
+    expect(o).toEqual({ metrics: [], threshold: 0.5, strict: false, compat: "voxmetrics", acoustics: null, profile: "deepeval", profileOptions: DEFAULT_VOXMETRICS_PROFILE_OPTIONS, limits: DEFAULT_AUDIO_LIMITS });
     expect(o).toEqual(DEFAULT_SCORE_OPTIONS);
     expect(Object.isFrozen(o) && Object.isFrozen(DEFAULT_SCORE_OPTIONS)).toBe(true);
   });

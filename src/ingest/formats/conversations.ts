@@ -31,7 +31,13 @@ export function discoverConversations(c: Candidate, ctx: CandidateContext, conve
       calls.push({ id: `${id}#line-${line}`, format, path: c.path, displayPath, error });
       return;
     }
-    const record = value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+    if (value === null || typeof value !== "object" || Array.isArray(value)) {
+      // A stray value is its own error record: it belongs to no conversation, and must not sink one.
+      const error = { code: "INVALID_JSON" as const, message: `${displayPath}: line ${line}: a record must be a JSON object, got ${jsonTypeOf(value)}` };
+      calls.push({ id: `${id}#line-${line}`, format, path: c.path, displayPath, error });
+      return;
+    }
+    const record = value as Record<string, unknown>;
     const conversationId = conversationIdOf(record);
     let ref = groups.get(conversationId);
     if (!ref) {
@@ -43,6 +49,12 @@ export function discoverConversations(c: Candidate, ctx: CandidateContext, conve
     ref.lines.push(line);
   });
   return calls;
+}
+
+function jsonTypeOf(v: unknown): string {
+  if (v === null) return "null";
+  if (Array.isArray(v)) return "an array";
+  return `a ${typeof v}`;
 }
 
 /** The records of a conversation with their line numbers; a syntax error names the file and line. */

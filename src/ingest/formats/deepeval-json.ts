@@ -5,7 +5,7 @@ import type { ResolvedLocalFile } from "../../model/audio.js";
 import { parseTestCaseText, testCaseFromJson, type CompatMode, type ParsedTestCase } from "../../model/codec.js";
 import { VoxError } from "../../model/errors.js";
 import { parseRecord } from "../../model/json-records.js";
-import { extensionOf, isFile, readFileBytes, readRanges } from "../files.js";
+import { extensionOf, isFile, isInside, readFileBytes, readRanges, realPathOr } from "../files.js";
 import type { Candidate, CandidateContext, CallRef, IngestOptions, InputFormat, LoadedCall, RecordRef } from "../types.js";
 
 /** A test case (F0.2 order 2): a JSON object with a `turns` key of any type; a JSONL container makes it deepeval-jsonl. */
@@ -33,7 +33,7 @@ export function load(ref: RecordRef, options: IngestOptions): LoadedCall {
   }
   const baseDir = dirname(ref.path);
   const warnings: string[] = [];
-  const testCase = testCaseFromJson(value, { compat: options.compat, file, resolveLocal: localAudioResolver(baseDir), describeUrl: (url) => localPathOf(url, baseDir) ?? url }, warnings);
+  const testCase = testCaseFromJson(value, { compat: options.compat, file, resolveLocal: localAudioResolver(baseDir, options.confinePaths ?? null), describeUrl: (url) => localPathOf(url, baseDir) ?? url }, warnings);
   return { testCase, warnings };
 }
 
@@ -65,10 +65,18 @@ function safeDecode(s: string): string {
   }
 }
 
-/** A resolver for `Audio` urls that reads existing local files relative to `baseDir`. */
-function localAudioResolver(baseDir: string): (url: string) => ResolvedLocalFile | null {
+/**
+ * A resolver for `Audio` urls that reads existing local files relative to `baseDir`; with `confine`,
+ * a url whose file (symlinks followed) lies outside that folder is refused before it is read.
+ */
+function localAudioResolver(baseDir: string, confine: string | null = null): (url: string) => ResolvedLocalFile | null {
+  const root = confine === null ? null : realPathOr(confine);
   return (url) => {
     const p = localPathOf(url, baseDir);
+    if (root !== null && p) {
+      const real = realPathOr(p);
+      if (!isInside(real, root)) throw new VoxError("PATH_REFUSED", `audio url "${url}" resolves to ${real}, outside ${confine} (--confine-paths); refused`);
+    }
     if (!p || !isFile(p)) return null;
     const b = readFileBytes(p);
     return { path: p, bytes: new Uint8Array(b.buffer, b.byteOffset, b.byteLength) };

@@ -1,6 +1,7 @@
 // Dual-channel call recordings (formats.md F5): speech activity per channel becomes turns with start times on the call clock; one call per recording.
 import { readFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
+import { standardsSampleRateProblem } from "../../analysis/acoustics.js";
 import { segmentsFromRuns, speechRunOptions } from "../../analysis/acoustics-activity.js";
 import { DEFAULT_ACOUSTICS_OPTIONS } from "../../analysis/acoustics-options.js";
 import { allocateWavPcm16, decodeAudio, type DecodedAudio } from "../../audio/index.js";
@@ -124,7 +125,7 @@ function transcriptFor(turn: PartyTurn, sidecar: Sidecar | null): string {
 /** Read a dual-channel recording into a test case whose turns are cut from each party's channel. */
 export function loadDualChannel(path: string, options: IngestOptions = {}): LoadedCall {
   const file = displayPathOf(path);
-  const decoded = decodeAudio(readFileBytes(path), { compat: options.compat, name: file });
+  const decoded = decodeAudio(readFileBytes(path), { compat: options.compat, name: file, limits: options.limits });
   const sidecar = readSidecar(path);
   const warnings = [...decoded.warnings];
   if (decoded.channels < 2) {
@@ -142,6 +143,9 @@ export function loadDualChannel(path: string, options: IngestOptions = {}): Load
     throw new VoxError("INVALID_OPTION", `caller channel ${callerChannel} and agent channel ${agentChannel} must be distinct channels of ${decoded.channels}`, { file });
   }
   if (decoded.channels > 2) warnings.push(`${decoded.channels - 2} channel(s) beyond the caller and agent channels ignored`);
+  // Turns are cut where each party speaks, found by the standards set's speech activity: its rate range applies.
+  const rateProblem = standardsSampleRateProblem(decoded.sampleRate);
+  if (rateProblem) throw new VoxError("UNSUPPORTED_INPUT", `${rateProblem} (a recording's turns are found by speech activity)`, { file });
 
   const rate = decoded.sampleRate;
   const compat = options.compat ?? DEFAULT_INGEST_OPTIONS.compat;

@@ -27,8 +27,8 @@ export function discover(c: Candidate, context: CandidateContext): CallRef[] {
 }
 
 /** The user side of one conversation (F3.11). */
-export function load(ref: ConversationRef, _options: IngestOptions): LoadedCall {
-  return loadVoiceLiveDatasetConversation(ref.path, ref.conversationId, readConversationRecords(ref));
+export function load(ref: ConversationRef, options: IngestOptions): LoadedCall {
+  return loadVoiceLiveDatasetConversation(ref.path, ref.conversationId, readConversationRecords(ref), options.allowOutsidePaths ?? false);
 }
 
 /** True when a record has one of the dataset shapes of F0.2 (order 4). */
@@ -117,23 +117,29 @@ export function systemPromptOf(o: Json): string | null {
 /**
  * Resolve a legacy audio path against the dataset folder (F3.5). Relative candidates must stay inside
  * the folder, lexically and after resolving symlinks; a candidate that exists outside it is refused.
- * Returns null when nothing exists.
+ * Absolute paths (step 1) and symlinks leaving the folder are refused too unless `allowOutside`
+ * (datasets come from third parties: `/etc/passwd` is not audio). Returns null when nothing exists.
  */
-export function resolveDatasetPath(datasetDir: string, path: string, context: { file: string; field: string }): string | null {
-  const refuse = (candidate: string): never => {
+export function resolveDatasetPath(datasetDir: string, path: string, context: { file: string; field: string }, allowOutside = false): string | null {
+  const refuse = (candidate: string, why = "path traversal"): never => {
     throw new VoxError(
       "PATH_REFUSED",
-      `audio path "${path}" resolves to ${candidate}, outside the dataset folder ${datasetDir}; refused (path traversal)`,
+      `audio path "${path}" resolves to ${candidate}, outside the dataset folder ${datasetDir}; refused (${why}${why === "path traversal" ? "" : "; --allow-outside-paths accepts it"})`,
       context,
     );
   };
   const checked = (candidate: string): string => {
     if (!isInside(candidate, datasetDir)) refuse(candidate);
     const real = realPathOr(candidate);
-    if (!isInside(real, realPathOr(datasetDir))) refuse(real);
+    if (!allowOutside && !isInside(real, realPathOr(datasetDir))) refuse(real, "a symlink leaves the folder");
     return candidate;
   };
-  if (isAbsolute(path) && isFile(path)) return path;
+  if (isAbsolute(path) && isFile(path)) {
+    if (allowOutside) return path;
+    const real = realPathOr(path);
+    if (!isInside(real, realPathOr(datasetDir))) refuse(real, "an absolute path");
+    return path;
+  }
   const flat = join(datasetDir, basename(path));
   if (isFile(flat)) return checked(flat);
   const direct = resolve(datasetDir, path);
@@ -162,7 +168,7 @@ export function decodeDataUri(uri: string): Uint8Array | null {
 }
 
 /** The user audio of one dataset record (F3.2), or null when the record has none. */
-function datasetAudio(o: Json, datasetFile: string, turnNumber: number, lineField: string): Audio | null {
+function datasetAudio(o: Json, datasetFile: string, turnNumber: number, lineField: string, allowOutside: boolean): Audio | null {
   const media = mediaReference(o);
   if (media) {
     const field = `${lineField}: ${media.field}`;
@@ -179,7 +185,7 @@ function datasetAudio(o: Json, datasetFile: string, turnNumber: number, lineFiel
   const legacy = legacyPath(o);
   if (!legacy) return null;
   const context = { file: displayPathOf(datasetFile), field: `${lineField}: ${legacy.field}` };
-  const found = resolveDatasetPath(dirname(datasetFile), legacy.path, context);
+  const found = resolveDatasetPath(dirname(datasetFile), legacy.path, context, allowOutside);
   if (!found) throw new VoxError("AUDIO_NOT_FOUND", `Audio file not found: ${resolve(dirname(datasetFile), legacy.path)}`, context);
   const bytes = readFileBytes(found);
   return new Audio(audioInit({ url: found }), () => ({ path: found, bytes }));
@@ -189,7 +195,7 @@ function datasetAudio(o: Json, datasetFile: string, turnNumber: number, lineFiel
  * One conversation of a dataset as a test case: the user side only (a dataset holds no agent
  * audio, F3.11), each user turn with its audio and reference question.
  */
-function loadVoiceLiveDatasetConversation(datasetFile: string, conversationId: string, records: LineRecord[]): LoadedCall {
+function loadVoiceLiveDatasetConversation(datasetFile: string, conversationId: string, records: LineRecord[], allowOutside: boolean): LoadedCall {
   const warnings: string[] = [];
   const turns: Turn[] = [];
   let systemPrompt: string | null = null;
@@ -198,7 +204,7 @@ function loadVoiceLiveDatasetConversation(datasetFile: string, conversationId: s
     if (!isObject(value)) throw new VoxError("INVALID_JSON", "a dataset record must be a JSON object", { file: displayPathOf(datasetFile), field: lineField });
     if (turns.length === 0) systemPrompt = systemPromptOf(value);
     const turnNumber = turns.length + 1;
-    const audio = datasetAudio(value, datasetFile, turnNumber, lineField);
+    const audio = datasetAudio(value, datasetFile, turnNumber, lineField, allowOutside);
     if (!audio) {
       warnings.push(`${lineField}: no audio source found; record skipped`);
       continue;
