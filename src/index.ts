@@ -73,6 +73,7 @@ export {
 } from "./scoring/index.js";
 export type { PoolOptions } from "./pool/index.js";
 export { formatSummaryTable, scoreArchive, type MetricSummary, type RunSummary, type ScoreArchiveOptions, type ScoreArchiveResult } from "./report/index.js";
+export { failUnder, type BelowThreshold, type GateFailure, type ThresholdReport } from "./report/index.js";
 
 // Speech models (spec §L9): TTS / STT contracts, pocketsphinx offline STT, OpenAI-compatible clients.
 export type { SpeechToText, SynthesisResult, SynthesizeOptions, TextToSpeech, TranscribeOptions, TranscriptionResult } from "./speech/types.js";

@@ -11,16 +11,20 @@ import {
 } from "../index.js";
 import { DEFAULT_POOL_OPTIONS } from "../pool/index.js";
 
-/** A commander parser for a number ≥ `min` (an integer when `integer`), with the reason on a bad value. */
-export function parseNumber(min: number, integer: boolean) {
+/** A commander parser for a number in [`min`, `max`] (an integer when `integer`), with the reason on a bad value. */
+export function parseNumber(min: number, integer: boolean, max = Infinity) {
   return (value: string): number => {
-    const n = Number(value);
-    if (!Number.isFinite(n) || n < min || (integer && !Number.isInteger(n))) {
-      throw new InvalidArgumentError(`expected ${integer ? "an integer" : "a number"} ≥ ${min}, got "${value}"`);
+    const n = value.trim() === "" ? NaN : Number(value);
+    if (!Number.isFinite(n) || n < min || n > max || (integer && !Number.isInteger(n))) {
+      const range = max === Infinity ? `≥ ${min}` : `between ${min} and ${max}`;
+      throw new InvalidArgumentError(`expected ${integer ? "an integer" : "a number"} ${range}, got "${value}"`);
     }
     return n;
   };
 }
+
+/** A commander parser for a score in [0, 1] (thresholds and gates). */
+export const parseScore = parseNumber(0, false, 1);
 
 const COMPAT_MODES: readonly CompatMode[] = ["voxmetrics", "deepeval"];
 const AGENT_CHANNELS: readonly AgentChannel[] = ["left", "right"];
@@ -42,7 +46,7 @@ export function agentChannelOption(description: string): Option {
 
 /** `--threshold <n>`: the pass mark of every metric. */
 export function thresholdOption(): Option {
-  return new Option("--threshold <n>", "threshold for every metric").argParser(parseNumber(0, false)).default(DEFAULT_SCORE_OPTIONS.threshold);
+  return new Option("--threshold <n>", "threshold for every metric (0–1)").argParser(parseScore).default(DEFAULT_SCORE_OPTIONS.threshold);
 }
 
 /** `--workers <n>`: worker threads (0 scores in the main thread). */

@@ -1,9 +1,9 @@
 // `voxmetrics score <inputs...>`: scores archives through the worker pool into JSONL, summary and CSV, with progress and resume.
-import { mkdirSync } from "node:fs";
+import { accessSync, constants, mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { Command } from "commander";
-import { formatSummaryTable, scoreArchive, type AgentChannel, type CompatMode, type InputFormat, type RunSummary } from "../index.js";
-import { agentChannelOption, compatOption, inputFormatOption, parseNumber, thresholdOption, workersOption } from "./options.js";
+import { failUnder, formatSummaryTable, scoreArchive, type AgentChannel, type CompatMode, type InputFormat, type ScoreArchiveResult } from "../index.js";
+import { agentChannelOption, compatOption, inputFormatOption, parseScore, thresholdOption, workersOption } from "./options.js";
 
 interface ScoreFlags {
   out?: string;
@@ -16,6 +16,7 @@ interface ScoreFlags {
   csv?: string;
   resume?: boolean;
   failUnder?: number;
+  failOnThreshold?: boolean;
   inputFormat?: InputFormat;
   agentChannel: AgentChannel;
   inferStartTimes: boolean;
@@ -26,6 +27,7 @@ interface ScoreFlags {
 
 /** Exit code of an interrupted run (128 + SIGINT), as shells report it. */
 const EXIT_INTERRUPTED = 130;
+const EXIT_ERROR = 1;
 const EXIT_GATE_FAILED = 2;
 /** Progress redraw interval on a terminal, and line interval when forced into a pipe (ms). */
 const TTY_REDRAW_MS = 200;
@@ -45,7 +47,8 @@ export function registerScoreCommand(program: Command): void {
     .option("--summary <file.json>", "aggregate per metric (mean, p50, p95, pass rate, skipped, errors), written atomically")
     .option("--csv <file.csv>", "one row per call and metric")
     .option("--resume", "skip calls whose id is already in --out; append the rest")
-    .option("--fail-under <n>", "exit 2 if any metric's mean score is below n", parseNumber(0, false))
+    .option("--fail-under <n>", "exit 2 if any metric's mean score is below n (0–1), or nothing was scored", parseScore)
+    .option("--fail-on-threshold", "exit 2 if any scored metric of any call is below its threshold (deepeval's assert_test), listing the worst")
     .addOption(inputFormatOption("read every input as this format instead of detecting it"))
     .addOption(agentChannelOption("agent side of dual-channel recordings (the caller is on the other)"))
     .option("--no-infer-start-times", "do not recover deepeval simulation start times from deepeval-conversation.wav")
@@ -92,14 +95,68 @@ async function runScore(inputs: string[], flags: ScoreFlags): Promise<number> {
     progress.finish();
     if (flags.printSummary) (flags.out ? process.stdout : process.stderr).write(formatSummaryTable(result.summary));
     if (result.interrupted) return EXIT_INTERRUPTED;
-    return flags.failUnder !== undefined && gateFails(result.summary, flags.failUnder) ? EXIT_GATE_FAILED : 0;
+    return exitCode(inputs, flags, result);
   } finally {
     process.off("SIGINT", onSigint);
   }
 }
 
-function gateFails(summary: RunSummary, floor: number): boolean {
-  return Object.values(summary.metrics).some((m) => m.mean !== null && m.mean < floor);
+/** The named inputs that do not exist or cannot be read. */
+function unreadableInputs(inputs: string[]): string[] {
+  return inputs.filter((p) => {
+    try {
+      accessSync(p, constants.R_OK);
+      return false;
+    } catch {
+      return true;
+    }
+  });
+}
+
+/** 1 when inputs were missing or every call errored, 2 when a gate failed, else 0; says why on stderr. */
+function exitCode(inputs: string[], flags: ScoreFlags, result: ScoreArchiveResult): number {
+  const say = (line: string) => process.stderr.write(`voxmetrics: ${line}\n`);
+  const where = flags.out ? ` (error records in ${flags.out})` : "";
+  const missing = unreadableInputs(inputs);
+  const { calls, ok, errors } = result.summary;
+  let code = 0;
+  if (missing.length > 0) {
+    say(`${missing.length} input(s) missing or unreadable: ${missing.join(", ")}${where}`);
+    code = EXIT_ERROR;
+  } else if (calls === 0) {
+    say(`no calls found in ${inputs.join(", ")}`);
+    code = EXIT_ERROR;
+  } else if (ok === 0) {
+    say(`every call errored (${errors} of ${calls})${where}`);
+    code = EXIT_ERROR;
+  }
+  const underFailed = flags.failUnder !== undefined ? failUnderGate(flags.failUnder, result, say) : 0;
+  const gateFailed = underFailed + (flags.failOnThreshold ? thresholdGate(result, say) : 0);
+  return code || (gateFailed ? EXIT_GATE_FAILED : 0);
+}
+
+/** `--fail-under`: says which metrics' means are under the floor; 1 when the gate fails. */
+function failUnderGate(floor: number, result: ScoreArchiveResult, say: (line: string) => void): number {
+  const { failures, scored } = failUnder(result.summary, floor);
+  if (!scored) {
+    say(`--fail-under ${floor}: failed, no metric was scored`);
+    return 1;
+  }
+  for (const f of failures) say(`--fail-under ${floor}: ${f.metric} mean ${f.mean.toFixed(4)} < ${floor}`);
+  return failures.length > 0 ? 1 : 0;
+}
+
+/** `--fail-on-threshold`: lists the worst metric results below their threshold; 1 when the gate fails. */
+function thresholdGate(result: ScoreArchiveResult, say: (line: string) => void): number {
+  const { judged, below, worst } = result.belowThreshold;
+  if (judged === 0) {
+    say("--fail-on-threshold: failed, no metric was scored against a threshold");
+    return 1;
+  }
+  if (below === 0) return 0;
+  say(`--fail-on-threshold: ${below} of ${judged} metric result(s) below their threshold; worst ${worst.length}:`);
+  for (const w of worst) process.stderr.write(`  ${w.id}  ${w.metric}  ${w.score.toFixed(4)} < ${w.threshold}\n`);
+  return 1;
 }
 
 /** Progress on stderr: a redrawn line on a terminal, an occasional plain line in a pipe (with --progress). */

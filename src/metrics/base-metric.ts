@@ -69,8 +69,8 @@ export abstract class BaseVoiceMetric {
 
   constructor(options: MetricOptions = {}) {
     const o = { ...DEFAULT_METRIC_OPTIONS, ...options };
-    if (o.threshold !== null && (typeof o.threshold !== "number" || !Number.isFinite(o.threshold))) {
-      throw new RangeError(`threshold must be a finite number or null, got ${String(o.threshold)}`);
+    if (o.threshold !== null && (typeof o.threshold !== "number" || !Number.isFinite(o.threshold) || o.threshold < 0 || o.threshold > 1)) {
+      throw new RangeError(`threshold must be a number between 0 and 1, or null, got ${String(o.threshold)}`);
     }
     this.strict_mode = o.strict_mode;
     this.threshold = o.strict_mode ? 1.0 : o.threshold;

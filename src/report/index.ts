@@ -5,3 +5,4 @@ export { SummaryAccumulator, type MetricSummary, type RunSummary } from "./summa
 export { CsvWriter, csvRows } from "./csv.js";
 export { formatSummaryTable } from "./table.js";
 export { writeFileAtomic } from "../ingest/files.js";
+export { ThresholdTally, failUnder, type BelowThreshold, type GateFailure, type ThresholdReport } from "./gates.js";

@@ -8,6 +8,7 @@ import { resolveScoreOptions, type CallReadOptions, type RecordDigest, type Scor
 import { writeFileAtomic } from "../ingest/files.js";
 import { CsvWriter } from "./csv.js";
 import { ResultWriter } from "./jsonl-writer.js";
+import { ThresholdTally, type ThresholdReport } from "./gates.js";
 import { SummaryAccumulator, type RunSummary } from "./summary.js";
 
 export interface ScoreArchiveOptions {
@@ -38,6 +39,8 @@ export interface ScoreArchiveResult {
   resumed: number;
   interrupted: boolean;
   warnings: string[];
+  /** Scored metric results below their threshold, over every call of the output (resumed ones too). */
+  belowThreshold: ThresholdReport;
 }
 
 /** Score every call under the inputs; the archive is never held in memory, only running totals. */
@@ -60,11 +63,13 @@ async function scoreDiscovered(options: ScoreArchiveOptions, ingest: CallReadOpt
   const discovery = discoverCalls(options.inputs, ingest);
 
   const totals = new SummaryAccumulator();
+  const thresholds = new ThresholdTally();
   const csv = options.csv ? new CsvWriter(options.csv) : null;
   const done = new Set<string>();
   const account = (record: RecordDigest) => {
     done.add(record.id);
     totals.add(record);
+    thresholds.add(record);
     csv?.add(record);
   };
   const writer = ResultWriter.open(options.out, options.resume ?? false, (record) => {
@@ -99,5 +104,5 @@ async function scoreDiscovered(options: ScoreArchiveOptions, ingest: CallReadOpt
     if (options.summary) writeFileAtomic(options.summary, JSON.stringify(summary, null, 2) + "\n");
     csv?.finish();
   }
-  return { summary, scored, resumed, interrupted, warnings: discovery.warnings };
+  return { summary, scored, resumed, interrupted, warnings: discovery.warnings, belowThreshold: thresholds.report() };
 }

@@ -59,8 +59,8 @@ export function resolveScoreOptions(input: ScoreOptionsInput = {}): ScoreOptions
     o.metrics = Object.freeze([...input.metrics]);
   }
   if (input.threshold !== undefined) {
-    if (input.threshold !== null && (typeof input.threshold !== "number" || !Number.isFinite(input.threshold))) {
-      bad("threshold", `must be a finite number or null, got ${String(input.threshold)}`);
+    if (input.threshold !== null && (typeof input.threshold !== "number" || !Number.isFinite(input.threshold) || input.threshold < 0 || input.threshold > 1)) {
+      bad("threshold", `must be a number between 0 and 1, or null, got ${String(input.threshold)}`);
     }
     o.threshold = input.threshold;
   }

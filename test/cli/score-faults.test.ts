@@ -75,7 +75,8 @@ describe("score on an archive full of bad inputs", () => {
     for (const name of ["garbage.mp3", "mono.wav", "notes.txt", "settings.json"]) explicit.push(join(tmp, "explicit", name));
     const out = join(tmp, "out", "results.jsonl");
     const code = await runCli(["score", archive, ...explicit, "--out", out, "--workers", "2", "--summary", join(tmp, "out", "summary.json")]);
-    expect(code).toBe(0);
+    // A named input that is missing makes the run exit 1 (its error record is still written).
+    expect(code).toBe(1);
     const records = readFileSync(out, "utf8").trim().split("\n").map((l) => JSON.parse(l) as ResultRecord);
     const byId = new Map(records.map((r) => [r.id, r]));
     expect(byId.size).toBe(records.length);
