@@ -4,10 +4,12 @@ import {
   DEFAULT_ANALYZE_FILE_OPTIONS,
   DEFAULT_INGEST_OPTIONS,
   DEFAULT_SCORE_OPTIONS,
-  INPUT_FORMATS,
+  FORCIBLE_INPUT_FORMATS,
+  WAV_NOT_FORCIBLE,
   MEASUREMENT_SETS,
   type AgentChannel,
   type CompatMode,
+  type InputFormat,
 } from "../index.js";
 import { DEFAULT_POOL_OPTIONS } from "../pool/index.js";
 
@@ -36,7 +38,11 @@ export function compatOption(description: string): Option {
 
 /** `--input-format <format>`: skip detection. */
 export function inputFormatOption(description: string): Option {
-  return new Option("--input-format <format>", description).choices(INPUT_FORMATS);
+  return new Option("--input-format <format>", `${description} (${FORCIBLE_INPUT_FORMATS.join(", ")})`).argParser((value: string): InputFormat => {
+    if (value === "wav") throw new InvalidArgumentError(WAV_NOT_FORCIBLE);
+    if (!(FORCIBLE_INPUT_FORMATS as readonly string[]).includes(value)) throw new InvalidArgumentError(`expected one of ${FORCIBLE_INPUT_FORMATS.join(", ")}`);
+    return value as InputFormat;
+  });
 }
 
 /** `--agent-channel <side>`: the agent's side of dual-channel recordings. */

@@ -130,6 +130,14 @@ export function discoverCalls(inputs: string[], options: IngestOptions = {}): Di
 
   /** A file's candidate: by the forced format for a file the user named, else by its name; null for other files inside folders. */
   const visitFile = (path: string, explicit: boolean) => {
+    if (forced && explicit) {
+      const refused = forcedMismatch(path, forced);
+      if (refused !== null) {
+        if (!seenPaths.has(path)) calls.push(unreadable(path, null, "UNSUPPORTED_INPUT", refused));
+        seenPaths.add(path);
+        return;
+      }
+    }
     const kind = forced && explicit && KIND_OF_FORMAT[forced] !== "folder" ? KIND_OF_FORMAT[forced] : kindOfName(basename(path));
     if (kind === "json") visit(jsonCandidate(path), explicit);
     else if (kind === "audio") visit(audioCandidate(path), explicit);
@@ -187,6 +195,33 @@ export function discoverCalls(inputs: string[], options: IngestOptions = {}): Di
   });
   if (monoClips > 0) warnings.push(`${monoClips} mono audio clip(s) inside folders skipped (not call recordings)`);
   return { calls, warnings };
+}
+
+const CONTAINER_NAMES = { wav: "a WAV", flac: "a FLAC", ogg: "an Ogg", mp3: "an MP3", mp4: "an MP4" } as const;
+
+/**
+ * Why a file named with a forced `--input-format` cannot be of that format, judged from its first
+ * bytes (so binary input forced as JSON is one error, not a record per "line"); null when it may be.
+ */
+function forcedMismatch(path: string, forced: InputFormat): string | null {
+  const kind = KIND_OF_FORMAT[forced];
+  if (kind === "folder") return `--input-format ${forced} reads folders, and this is a file`;
+  let head: Uint8Array;
+  try {
+    head = readHead(path, SNIFF_BYTES);
+  } catch (e) {
+    return `cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`;
+  }
+  const { container } = sniffAudio(head);
+  if (kind === "json") {
+    if (container !== "other") return `--input-format ${forced} expects JSON text, but this is ${CONTAINER_NAMES[container]} audio file`;
+    if (head.includes(0)) return `--input-format ${forced} expects JSON text, but the file is binary`;
+    return null;
+  }
+  if (container === "other" && !head.includes(0) && /^\s*[[{]/.test(new TextDecoder().decode(head.subarray(0, 256)))) {
+    return `--input-format ${forced} expects an audio file, but this is JSON text`;
+  }
+  return null;
 }
 
 /** The first format of F0.2's order whose module recognises the candidate. */

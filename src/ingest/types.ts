@@ -18,6 +18,16 @@ export const INPUT_FORMATS = [
 
 export type InputFormat = (typeof INPUT_FORMATS)[number];
 
+/**
+ * The formats `inputFormat` / `--input-format` can force: every call format. `wav` (a single mono
+ * clip) is detected only so that clips are skipped or refused; it holds no call, so forcing it is refused.
+ */
+export const FORCIBLE_INPUT_FORMATS: readonly InputFormat[] = INPUT_FORMATS.filter((f) => f !== "wav");
+
+/** Why `wav` cannot be forced. */
+export const WAV_NOT_FORCIBLE =
+  '"wav" (a single mono clip) holds no call: score reads two-channel call recordings (--input-format dual-channel); `voxmetrics analyze` measures clips';
+
 /** Which channel of a dual-channel recording carries the agent (the caller is on the other one). */
 export type AgentChannel = "left" | "right";
 
@@ -72,7 +82,8 @@ export function resolveIngestOptions(partial: IngestOptions = {}): Required<Omit
   if (o.compat !== "voxmetrics" && o.compat !== "deepeval") bad("compat", `must be voxmetrics or deepeval, got ${String(o.compat)}`);
   if (o.agentChannel !== "left" && o.agentChannel !== "right") bad("agentChannel", `must be left or right, got ${String(o.agentChannel)}`);
   if (typeof o.inferStartTimes !== "boolean") bad("inferStartTimes", `must be true or false, got ${String(o.inferStartTimes)}`);
-  if (o.inputFormat !== undefined && !INPUT_FORMATS.includes(o.inputFormat)) bad("inputFormat", `must be one of ${INPUT_FORMATS.join(", ")}, got ${String(o.inputFormat)}`);
+  if (o.inputFormat === "wav") bad("inputFormat", WAV_NOT_FORCIBLE);
+  if (o.inputFormat !== undefined && !INPUT_FORMATS.includes(o.inputFormat)) bad("inputFormat", `must be one of ${FORCIBLE_INPUT_FORMATS.join(", ")}, got ${String(o.inputFormat)}`);
   return o;
 }
 

@@ -11,7 +11,11 @@ export interface CliRun {
   stderr: string;
 }
 
+/** Default working directory: holds no input, so every fixture or temporary path in messages is absolute. */
+export const NEUTRAL_CWD = join(REPO_ROOT, "test", "cli");
+
 export interface CliRunOptions {
+  /** Working directory; NEUTRAL_CWD when not given. */
   cwd?: string;
   /** Bytes or text on stdin. */
   input?: string | Uint8Array;
@@ -25,7 +29,7 @@ export function runVoxmetrics(args: string[], options: CliRunOptions = {}): CliR
   const env: Record<string, string | undefined> = { ...process.env, NO_COLOR: undefined, FORCE_COLOR: undefined, ...options.env };
   for (const k of Object.keys(env)) if (env[k] === undefined) delete env[k];
   const r = spawnSync(process.execPath, [BIN, ...args], {
-    cwd: options.cwd ?? REPO_ROOT,
+    cwd: options.cwd ?? NEUTRAL_CWD,
     input: options.input ?? "",
     env: env as NodeJS.ProcessEnv,
     encoding: "utf8",
