@@ -3,7 +3,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { sniffAudio } from "../audio/sniff.js";
 import type { ErrorCode } from "../model/errors.js";
-import { parseRecord, scanJsonRecords } from "../model/json-records.js";
+import { describeJsonSyntaxError, parseRecord, scanJsonRecords } from "../model/json-records.js";
 import { captureTestCases } from "./capture-manifest.js";
 import { AUDIO_EXTENSIONS, displayPathOf, extensionOf, readHead, toPosix } from "./files.js";
 import { DETECTION_ORDER, FORMATS } from "./formats/index.js";
@@ -58,8 +58,8 @@ function jsonCandidate(path: string): Candidate {
     let first: FirstRecord;
     try {
       first = { value: parseRecord(decoder.decode(bytes.subarray(start, end))) };
-    } catch (e) {
-      firstError ||= (e as Error).message;
+    } catch {
+      firstError ||= describeJsonSyntaxError(bytes, start, end);
       continue;
     }
     return { kind: "json", path, bytes, records, first };
@@ -104,7 +104,7 @@ export function discoverCalls(inputs: string[], options: IngestOptions = {}): Di
     const skip = (why: string) => (explicit ? calls.push(unreadable(c.path, null, "UNSUPPORTED_INPUT", why)) : warnings.push(`${displayPathOf(c.path)}: skipped (${why})`));
     if (c.kind === "json") {
       if (c.records.ranges.length === 0) calls.push(unreadable(c.path, null, "UNSUPPORTED_INPUT", "the file holds no JSON record"));
-      else if (c.first.value === undefined && "error" in c.first) calls.push(unreadable(c.path, null, "UNSUPPORTED_INPUT", `not valid JSON (${c.first.error})`));
+      else if (c.first.value === undefined && "error" in c.first) calls.push(unreadable(c.path, null, "INVALID_JSON", c.first.error));
       else skip(NO_KNOWN_RECORD);
     } else if (c.kind === "audio") {
       const { container } = c.sniff;

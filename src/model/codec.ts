@@ -1,7 +1,7 @@
 // JSON codec for deepeval ConversationalTestCase dumps (formats.md F1): one object, an array or JSONL, every alias.
 import { Audio, audioInit, AudioValidationError, type ResolvedLocalFile } from "./audio.js";
 import { VoxError } from "./errors.js";
-import { parseRecord, scanJsonRecords } from "./json-records.js";
+import { lineAndColumn, locateRecordSyntaxError, parseRecord, scanJsonRecords } from "./json-records.js";
 import { createTestCase, TEST_CASE_MESSAGES, type ConversationalTestCase, type Role, type Turn } from "./test-case.js";
 
 export type CompatMode = "voxmetrics" | "deepeval";
@@ -43,16 +43,20 @@ export function parseTestCaseText(text: string, options: CodecOptions & { jsonl?
     let value: unknown;
     try {
       value = parseRecord(decoder.decode(bytes.subarray(start, end)));
-    } catch (e) {
-      return { index, line, error: jsonError(e, options.file, line), warnings: [] };
+    } catch {
+      const { where, detail } = locateRecordSyntaxError(decoder.decode(bytes.subarray(start, end)), ...recordStart(bytes, start, line));
+      return { index, line, error: new VoxError("INVALID_JSON", detail, { file: options.file, field: where }), warnings: [] };
     }
     return readRecord(value, index, line, options);
   });
 }
 
-function jsonError(e: unknown, file?: string, line?: number): VoxError {
-  const msg = e instanceof Error ? e.message : String(e);
-  return new VoxError("INVALID_JSON", `JSON syntax error${line ? ` on line ${line}` : ""}: ${msg}`, { file });
+/** Line and column where the record at byte `start` begins (its line when known, as in JSONL). */
+function recordStart(bytes: Uint8Array, start: number, line: number | undefined): [number, number] {
+  if (line !== undefined) return [line, 1];
+  const prefix = new TextDecoder().decode(bytes.subarray(0, start));
+  const at = lineAndColumn(prefix, prefix.length);
+  return [at.line, at.column];
 }
 
 function readRecord(value: unknown, index: number, line: number | undefined, options: CodecOptions): ParsedTestCase {

@@ -4,7 +4,10 @@ import { dirname, isAbsolute, resolve } from "node:path";
 import type { ResolvedLocalFile } from "../../model/audio.js";
 import { parseTestCaseText, testCaseFromJson, type CompatMode, type ParsedTestCase } from "../../model/codec.js";
 import { VoxError } from "../../model/errors.js";
-import { parseRecord } from "../../model/json-records.js";
+import { lineAndColumn, locateRecordSyntaxError, parseRecord } from "../../model/json-records.js";
+
+/** Line and column just after `text`. */
+const endOf = (text: string) => lineAndColumn(text, text.length);
 import { extensionOf, isFile, readFileBytes, readRanges } from "../files.js";
 import type { Candidate, CandidateContext, CallRef, IngestOptions, InputFormat, LoadedCall, RecordRef } from "../types.js";
 
@@ -24,12 +27,15 @@ export function discover(c: Candidate, { id, displayPath, format }: CandidateCon
 /** Parse and validate one record; urls resolve against the file's folder. */
 export function load(ref: RecordRef, options: IngestOptions): LoadedCall {
   const [text] = readRanges(ref.path, [ref.range]);
-  const file = ref.line !== null ? `${ref.displayPath} line ${ref.line}` : ref.index ? `${ref.displayPath} record ${ref.index}` : ref.displayPath;
+  const file = ref.line !== null ? `${ref.displayPath}: line ${ref.line}` : ref.index ? `${ref.displayPath}: record ${ref.index}` : ref.displayPath;
   let value: unknown;
   try {
     value = parseRecord(text ?? "");
-  } catch (e) {
-    throw new VoxError("INVALID_JSON", `JSON syntax error: ${(e as Error).message}`, { file });
+  } catch {
+    // Where in the file: a JSONL record starts its line; an array element needs the text before it.
+    const start = ref.line !== null ? { line: ref.line, column: 1 } : endOf(readRanges(ref.path, [[0, ref.range[0]]])[0]);
+    const { where, detail } = locateRecordSyntaxError(text ?? "", start.line, start.column);
+    throw new VoxError("INVALID_JSON", detail, { file: ref.displayPath, field: where });
   }
   const baseDir = dirname(ref.path);
   const warnings: string[] = [];
