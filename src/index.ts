@@ -21,7 +21,7 @@ export { analyzeParity } from "./analysis/parity.js";
 export { isMeasurementError, type ClipMeasurements, type MeasurementError, type ParityMeasurements } from "./analysis/types.js";
 
 // The call timeline and the seven metrics.
-export { buildTimeline, findTransitions, latencySummaryMs, responseLatenciesMs, type TimelineEntry, type Transition, type TransitionKind } from "./timeline/index.js";
+export { buildTimeline, findTransitions, LATENCY_PERCENTILE_MIN_SAMPLES, latencySummaryMs, responseLatenciesMs, type LatencySummary, type TimelineEntry, type Transition, type TransitionKind } from "./timeline/index.js";
 export {
   AgentResponsivenessMetric,
   AudioIntegrityMetric,
@@ -42,7 +42,7 @@ export {
 
 // Reading calls: every input format, and deepeval JSON files directly.
 export { loadDeepevalJsonFile, parseDeepevalJsonText, type DeepevalJsonOptions } from "./ingest/formats/deepeval-json.js";
-export { discoverCalls, loadCall } from "./ingest/index.js";
+export { callNameOf, discoverCalls, loadCall } from "./ingest/index.js";
 export { DEFAULT_INGEST_OPTIONS, FORCIBLE_INPUT_FORMATS, INPUT_FORMATS, WAV_NOT_FORCIBLE, resolveIngestOptions, type AgentChannel, type CallRef, type Discovery, type IngestOptions, type InputFormat } from "./ingest/types.js";
 
 // The scoring pipeline: a test case, a call, an audio file, a call's timeline; and whole archives.

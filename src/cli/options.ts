@@ -1,4 +1,6 @@
 // The flags every command shares, built from the library's DEFAULT_* option objects, so that `--help` shows the defaults the code uses.
+import { mkdirSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
 import { InvalidArgumentError, Option } from "commander";
 import {
   DEFAULT_ANALYZE_FILE_OPTIONS,
@@ -65,3 +67,38 @@ export function measurementSetOption(): Option {
   return new Option("--set <set>", "which measurements to compute").choices(MEASUREMENT_SETS).default(DEFAULT_ANALYZE_FILE_OPTIONS.set);
 }
 
+
+/**
+ * Make sure an output file can be written before any work starts: its folder is created, and a
+ * probe file written and removed there. Throws an Error naming the option and the path.
+ */
+export function checkOutputPath(option: string, path: string): void {
+  const fail = (why: string): never => {
+    throw new Error(`${option} ${path}: ${why}`);
+  };
+  const reason = (e: unknown) => {
+    const err = e as NodeJS.ErrnoException;
+    return err.code ? `${err.code}${err.syscall ? ` (${err.syscall})` : ""}` : String(err.message);
+  };
+  let isDir = false;
+  try {
+    isDir = statSync(path).isDirectory();
+  } catch {
+    // absent: fine
+  }
+  if (isDir) fail("is a folder; name a file");
+  const dir = dirname(path);
+  try {
+    mkdirSync(dir, { recursive: true });
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    fail(code === "EEXIST" || code === "ENOTDIR" ? `cannot create its folder ${dir}: a file is in the way` : `cannot create its folder ${dir}: ${reason(e)}`);
+  }
+  const probe = join(dir, `.${basename(path)}.${process.pid}.probe`);
+  try {
+    writeFileSync(probe, "");
+    unlinkSync(probe);
+  } catch (e) {
+    fail(`cannot write in ${dir}: ${reason(e)}`);
+  }
+}

@@ -1,9 +1,8 @@
 // `voxmetrics score <inputs...>`: scores archives through the worker pool into JSONL, summary and CSV, with progress and resume.
-import { accessSync, constants, mkdirSync } from "node:fs";
-import { dirname } from "node:path";
+import { accessSync, constants } from "node:fs";
 import { Command } from "commander";
 import { failUnder, formatSummaryTable, scoreArchive, type AgentChannel, type CompatMode, type InputFormat, type ScoreArchiveResult } from "../index.js";
-import { agentChannelOption, compatOption, inputFormatOption, parseScore, thresholdOption, workersOption } from "./options.js";
+import { agentChannelOption, checkOutputPath, compatOption, inputFormatOption, parseScore, thresholdOption, workersOption } from "./options.js";
 
 interface ScoreFlags {
   out?: string;
@@ -61,7 +60,7 @@ export function registerScoreCommand(program: Command): void {
 }
 
 async function runScore(inputs: string[], flags: ScoreFlags): Promise<number> {
-  for (const p of [flags.out, flags.summary, flags.csv]) if (p) mkdirSync(dirname(p), { recursive: true });
+  for (const [option, path] of [["--out", flags.out], ["--summary", flags.summary], ["--csv", flags.csv]] as const) if (path) checkOutputPath(option, path);
   const progress = new Progress(Boolean(flags.progress) || Boolean(process.stderr.isTTY), Boolean(process.stderr.isTTY));
   const abort = new AbortController();
   const onSigint = () => {

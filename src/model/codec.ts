@@ -142,12 +142,28 @@ function jsonType(v: unknown): string {
   return typeof v;
 }
 
-/** A short Python-like rendering of a turn object for `Invalid dict for Turn:` messages. */
+/** Python's repr of a JSON value (single-quoted strings, True/False/None), so messages quote in one style. */
+function pyRepr(v: unknown): string {
+  if (v === null || v === undefined) return "None";
+  if (v === true) return "True";
+  if (v === false) return "False";
+  if (typeof v === "number") return Number.isFinite(v) ? String(v) : "nan";
+  if (typeof v === "string") {
+    const quote = v.includes("'") && !v.includes('"') ? '"' : "'";
+    const body = v.replace(/\\/g, "\\\\").replace(/\n/g, "\\n").replace(/\r/g, "\\r").replace(/\t/g, "\\t");
+    return quote + (quote === "'" ? body.replace(/'/g, "\\'") : body) + quote;
+  }
+  if (Array.isArray(v)) return `[${v.map(pyRepr).join(", ")}]`;
+  if (typeof v === "object") return `{${Object.entries(v).map(([k, x]) => `${pyRepr(k)}: ${pyRepr(x)}`).join(", ")}}`;
+  return String(v);
+}
+
+/** A short Python-like rendering of a turn object for `Invalid dict for Turn:` messages (long values cut at 60 characters). */
 function reprTurn(o: Json): string {
   const parts = Object.entries(o).map(([k, v]) => {
-    let s = JSON.stringify(v) ?? "None";
+    let s = pyRepr(v);
     if (s.length > 60) s = s.slice(0, 57) + "...";
-    return `'${k}': ${s}`;
+    return `${pyRepr(k)}: ${s}`;
   });
   return `{${parts.join(", ")}}`;
 }
@@ -162,7 +178,7 @@ function turnFromJson(value: unknown, i: number, options: CodecOptions, warnings
 
   const role = value.role;
   if (role === undefined) bad("role", "Field required");
-  if (role !== "user" && role !== "assistant") bad("role", `Input should be 'user' or 'assistant', got ${JSON.stringify(role)}`);
+  if (role !== "user" && role !== "assistant") bad("role", `Input should be 'user' or 'assistant', got ${pyRepr(role)}`);
   const content = value.content;
   if (content === undefined) bad("content", "Field required");
   if (typeof content !== "string") bad("content", "Input should be a valid string");

@@ -88,6 +88,6 @@ describe("voxmetrics timeline", () => {
     } finally {
       delete (process.stdout as { isTTY?: boolean }).isTTY;
     }
-    expect(stdout()).toMatch(/more\.jsonl#0 \(deepeval-jsonl\)[\s\S]*user_barge_in/);
+    expect(stdout()).toMatch(/more\.jsonl#0 "barge-in" \(deepeval-jsonl\)[\s\S]*user_barge_in/);
   });
 });
