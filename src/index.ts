@@ -43,7 +43,7 @@ export {
 // Reading calls: every input format, and deepeval JSON files directly.
 export { loadDeepevalJsonFile, parseDeepevalJsonText, type DeepevalJsonOptions } from "./ingest/formats/deepeval-json.js";
 export { callNameOf, discoverCalls, loadCall } from "./ingest/index.js";
-export { DEFAULT_INGEST_OPTIONS, FORCIBLE_INPUT_FORMATS, INPUT_FORMATS, WAV_NOT_FORCIBLE, resolveIngestOptions, type AgentChannel, type CallRef, type Discovery, type IngestOptions, type InputFormat } from "./ingest/types.js";
+export { DEFAULT_INGEST_OPTIONS, FORCIBLE_INPUT_FORMATS, INPUT_FORMATS, STDIN_DISPLAY, STDIN_INPUT, WAV_NOT_FORCIBLE, resolveIngestOptions, type AgentChannel, type CallRef, type Discovery, type IngestOptions, type InputFormat } from "./ingest/types.js";
 
 // The scoring pipeline: a test case, a call, an audio file, a call's timeline; and whole archives.
 export {

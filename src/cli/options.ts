@@ -1,5 +1,6 @@
 // The flags every command shares, built from the library's DEFAULT_* option objects, so that `--help` shows the defaults the code uses.
-import { mkdirSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { InvalidArgumentError, Option } from "commander";
 import {
@@ -101,4 +102,24 @@ export function checkOutputPath(option: string, path: string): void {
   } catch (e) {
     fail(`cannot write in ${dir}: ${reason(e)}`);
   }
+}
+
+/** True when stderr may carry terminal escape sequences: a terminal, NO_COLOR unset (https://no-color.org), TERM not dumb. */
+export function stderrIsRichTerminal(): boolean {
+  return Boolean(process.stderr.isTTY) && !process.env.NO_COLOR && process.env.TERM !== "dumb";
+}
+
+/** `-` as an output path: standard output. */
+export const STDOUT_PATH = "-";
+
+/**
+ * Save standard input to a temporary file (the pool's workers read calls by path) and return it with
+ * its cleanup. Refuses a terminal: the data must be piped or redirected in.
+ */
+export function saveStdin(): { path: string; cleanup: () => void } {
+  if (process.stdin.isTTY) throw new Error('the input "-" reads standard input, which is a terminal: pipe or redirect the JSON or JSONL in');
+  const dir = mkdtempSync(join(tmpdir(), "voxmetrics-stdin-"));
+  const path = join(dir, "stdin.json");
+  writeFileSync(path, readFileSync(0));
+  return { path, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }

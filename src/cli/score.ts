@@ -1,8 +1,8 @@
 // `voxmetrics score <inputs...>`: scores archives through the worker pool into JSONL, summary and CSV, with progress and resume.
 import { accessSync, constants } from "node:fs";
 import { Command } from "commander";
-import { failUnder, formatSummaryTable, scoreArchive, type AgentChannel, type CompatMode, type InputFormat, type ScoreArchiveResult } from "../index.js";
-import { agentChannelOption, checkOutputPath, compatOption, inputFormatOption, parseScore, thresholdOption, workersOption } from "./options.js";
+import { failUnder, formatSummaryTable, scoreArchive, STDIN_INPUT, type AgentChannel, type CompatMode, type InputFormat, type ScoreArchiveResult } from "../index.js";
+import { agentChannelOption, checkOutputPath, compatOption, inputFormatOption, parseScore, saveStdin, stderrIsRichTerminal, STDOUT_PATH, thresholdOption, workersOption } from "./options.js";
 
 interface ScoreFlags {
   out?: string;
@@ -22,6 +22,8 @@ interface ScoreFlags {
   acoustics?: boolean;
   progress?: boolean;
   printSummary?: boolean;
+  quiet?: boolean;
+  verbose?: boolean;
 }
 
 /** Exit code of an interrupted run (128 + SIGINT), as shells report it. */
@@ -36,8 +38,8 @@ export function registerScoreCommand(program: Command): void {
   program
     .command("score")
     .description("score calls: deepeval test cases (JSON/JSONL), deepeval simulation folders, Voice Live datasets and outputs, dual-channel recordings, folders of them")
-    .argument("<inputs...>", "files or folders (folders are recursed, each file dispatched by kind)")
-    .option("-o, --out <file.jsonl>", "results, one JSON line per call (default: stdout)")
+    .argument("<inputs...>", "files or folders (folders are recursed, each file dispatched by kind); - reads deepeval JSON or JSONL from stdin (relative audio urls resolve against the working directory)")
+    .option("-o, --out <file.jsonl>", "results, one JSON line per call (default, or -: stdout)")
     .option("--metrics <list>", "comma list of metric names or ids (default: all seven)")
     .addOption(thresholdOption())
     .option("--strict", "strict mode for every metric")
@@ -54,14 +56,27 @@ export function registerScoreCommand(program: Command): void {
     .option("--acoustics", "add the standards-set acoustics block to every turn")
     .option("--progress", "show progress on stderr even when it is not a terminal")
     .option("--print-summary", "print the summary table when done (stdout, or stderr when results go to stdout)")
+    .option("-q, --quiet", "no progress and no warnings on stderr (errors and gate results still)")
+    .option("-v, --verbose", "also list each call as it finishes and every file passed over")
     .action(async (inputs: string[], flags: ScoreFlags) => {
-      process.exitCode = await runScore(inputs, flags);
+      if (flags.out === STDOUT_PATH) flags.out = undefined;
+      const stdin = inputs.includes(STDIN_INPUT) ? saveStdin() : null;
+      try {
+        process.exitCode = await runScore(inputs, flags, stdin?.path);
+      } finally {
+        stdin?.cleanup();
+      }
     });
 }
 
-async function runScore(inputs: string[], flags: ScoreFlags): Promise<number> {
+async function runScore(inputs: string[], flags: ScoreFlags, stdinPath: string | undefined): Promise<number> {
+  if (flags.quiet && flags.verbose) throw new Error("--quiet and --verbose contradict each other; give one");
   for (const [option, path] of [["--out", flags.out], ["--summary", flags.summary], ["--csv", flags.csv]] as const) if (path) checkOutputPath(option, path);
-  const progress = new Progress(Boolean(flags.progress) || Boolean(process.stderr.isTTY), Boolean(process.stderr.isTTY));
+  const rich = stderrIsRichTerminal();
+  const progress = new Progress(!flags.quiet && (Boolean(flags.progress) || Boolean(process.stderr.isTTY)), rich);
+  const warn = (line: string) => {
+    if (!flags.quiet) progress.note(`warning: ${line}`);
+  };
   const abort = new AbortController();
   const onSigint = () => {
     if (abort.signal.aborted) process.exit(EXIT_INTERRUPTED);
@@ -69,6 +84,7 @@ async function runScore(inputs: string[], flags: ScoreFlags): Promise<number> {
     progress.note("interrupted: finishing the calls in flight (Ctrl-C again to stop at once); rerun with --resume to continue");
   };
   process.on("SIGINT", onSigint);
+  let skipped = 0;
   try {
     const result = await scoreArchive({
       inputs,
@@ -76,7 +92,7 @@ async function runScore(inputs: string[], flags: ScoreFlags): Promise<number> {
       summary: flags.summary ?? null,
       csv: flags.csv ?? null,
       resume: flags.resume,
-      ingest: { inputFormat: flags.inputFormat, agentChannel: flags.agentChannel, inferStartTimes: flags.inferStartTimes },
+      ingest: { inputFormat: flags.inputFormat, agentChannel: flags.agentChannel, inferStartTimes: flags.inferStartTimes, stdinPath },
       score: {
         metrics: flags.metrics ? flags.metrics.split(",").map((m) => m.trim()).filter(Boolean) : undefined,
         threshold: flags.threshold,
@@ -86,15 +102,22 @@ async function runScore(inputs: string[], flags: ScoreFlags): Promise<number> {
       },
       pool: { workers: flags.workers, signal: abort.signal },
       onDiscovered: (d, resumed) => {
-        for (const w of d.warnings) progress.note(`warning: ${w}`);
+        for (const w of d.warnings) warn(w);
+        if (flags.verbose) for (const s of d.skipped) progress.note(s);
+        skipped = d.skipped.length;
         progress.start(d.calls.length - resumed, resumed);
       },
-      onRecord: (r) => progress.tick(r.status === "error"),
+      onRecord: (r) => {
+        // Warnings of a call (e.g. the startTime alias) go to stderr as well as into its record.
+        for (const w of r.warnings ?? []) warn(`${r.source.path} (${r.id}): ${w}`);
+        if (flags.verbose) progress.note(r.status === "ok" ? `ok     ${r.id} (${Math.round(r.elapsed_ms)} ms)` : `error  ${r.id}: ${r.error?.message ?? ""}`);
+        progress.tick(r.status === "error");
+      },
     });
     progress.finish();
     if (flags.printSummary) (flags.out ? process.stdout : process.stderr).write(formatSummaryTable(result.summary));
     if (result.interrupted) return EXIT_INTERRUPTED;
-    return exitCode(inputs, flags, result);
+    return exitCode(inputs, flags, result, skipped);
   } finally {
     process.off("SIGINT", onSigint);
   }
@@ -103,6 +126,7 @@ async function runScore(inputs: string[], flags: ScoreFlags): Promise<number> {
 /** The named inputs that do not exist or cannot be read. */
 function unreadableInputs(inputs: string[]): string[] {
   return inputs.filter((p) => {
+    if (p === STDIN_INPUT) return false;
     try {
       accessSync(p, constants.R_OK);
       return false;
@@ -113,7 +137,7 @@ function unreadableInputs(inputs: string[]): string[] {
 }
 
 /** 1 when inputs were missing or every call errored, 2 when a gate failed, else 0; says why on stderr. */
-function exitCode(inputs: string[], flags: ScoreFlags, result: ScoreArchiveResult): number {
+function exitCode(inputs: string[], flags: ScoreFlags, result: ScoreArchiveResult, skipped: number): number {
   const say = (line: string) => process.stderr.write(`voxmetrics: ${line}\n`);
   const where = flags.out ? ` (error records in ${flags.out})` : "";
   const missing = unreadableInputs(inputs);
@@ -123,7 +147,7 @@ function exitCode(inputs: string[], flags: ScoreFlags, result: ScoreArchiveResul
     say(`${missing.length} input(s) missing or unreadable: ${missing.join(", ")}${where}`);
     code = EXIT_ERROR;
   } else if (calls === 0) {
-    say(`no calls found in ${inputs.join(", ")}`);
+    say(`no calls found in ${inputs.join(", ")}${skipped ? ` (${skipped} mono clip(s) passed over, listed by --verbose: score reads call recordings; \`voxmetrics analyze\` measures clips)` : ""}`);
     code = EXIT_ERROR;
   } else if (ok === 0) {
     say(`every call errored (${errors} of ${calls})${where}`);

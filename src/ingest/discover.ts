@@ -5,9 +5,9 @@ import { sniffAudio } from "../audio/sniff.js";
 import type { ErrorCode } from "../model/errors.js";
 import { describeJsonSyntaxError, parseRecord, scanJsonRecords } from "../model/json-records.js";
 import { captureTestCases } from "./capture-manifest.js";
-import { AUDIO_EXTENSIONS, displayPathOf, extensionOf, readHead, toPosix } from "./files.js";
+import { AUDIO_EXTENSIONS, displayPathOf as displayPathOfFile, extensionOf, readHead, toPosix } from "./files.js";
 import { DETECTION_ORDER, FORMATS } from "./formats/index.js";
-import { resolveIngestOptions, type Candidate, type CallRef, type Discovery, type FirstRecord, type IngestOptions, type InputFormat } from "./types.js";
+import { resolveIngestOptions, STDIN_DISPLAY, STDIN_INPUT, type Candidate, type CallRef, type Discovery, type FirstRecord, type IngestOptions, type InputFormat } from "./types.js";
 
 /** Records examined for a readable first one when the first ones do not parse. */
 const DETECTION_RECORDS = 20;
@@ -77,16 +77,19 @@ function audioCandidate(path: string): Candidate {
  * Voice Live files, so they stay the same across runs whatever the working directory.
  */
 export function discoverCalls(inputs: string[], options: IngestOptions = {}): Discovery {
-  const abs = inputs.map((p) => resolve(p));
-  const root = commonAncestor(abs.map((p) => (kindOf(p) === "dir" ? p : dirname(p))));
-  const { exclude: excluded, inputFormat: forced } = resolveIngestOptions(options);
+  const { exclude: excluded, inputFormat: forced, stdinPath } = resolveIngestOptions(options);
+  const fromStdin = inputs.includes(STDIN_INPUT);
+  const abs = inputs.filter((p) => p !== STDIN_INPUT).map((p) => resolve(p));
+  const root = abs.length > 0 ? commonAncestor(abs.map((p) => (kindOf(p) === "dir" ? p : dirname(p)))) : process.cwd();
   const exclude = new Set(excluded.map((p) => resolve(p)));
   const calls: CallRef[] = [];
   const warnings: string[] = [];
+  const skipped: string[] = [];
   const seenPaths = new Set<string>();
-  let monoClips = 0;
 
-  const idOf = (path: string) => toPosix(relative(root, path)) || basename(path);
+  const stdinFile = fromStdin && stdinPath ? resolve(stdinPath) : null;
+  const idOf = (path: string) => (path === stdinFile ? "stdin" : toPosix(relative(root, path)) || basename(path));
+  const displayPathOf = (path: string) => (path === stdinFile ? STDIN_DISPLAY : displayPathOfFile(path));
   const unreadable = (path: string, format: InputFormat | null, code: ErrorCode, why: string): CallRef => {
     const displayPath = displayPathOf(path);
     return { id: idOf(path), format, path, displayPath, error: { code, message: `${displayPath}: ${why}` } };
@@ -116,8 +119,13 @@ export function discoverCalls(inputs: string[], options: IngestOptions = {}): Di
   };
 
   const take = (c: Candidate, format: InputFormat, explicit: boolean) => {
-    calls.push(...FORMATS[format].discover(c, { format, id: idOf(c.path), displayPath: displayPathOf(c.path), explicit }));
-    if (format === "wav" && !explicit) monoClips++;
+    if (c.path === stdinFile && format !== "deepeval-json" && format !== "deepeval-jsonl") {
+      calls.push(unreadable(c.path, format, "UNSUPPORTED_INPUT", `standard input holds ${format}; only deepeval test cases (JSON or JSONL) are read from stdin (save other formats to a file)`));
+      return;
+    }
+    const baseDir = c.path === stdinFile ? process.cwd() : undefined;
+    calls.push(...FORMATS[format].discover(c, { format, id: idOf(c.path), displayPath: displayPathOf(c.path), explicit, ...(baseDir ? { baseDir } : {}) }));
+    if (format === "wav" && !explicit) skipped.push(`${displayPathOf(c.path)}: skipped (a mono clip, not a call recording)`);
   };
 
   const visit = (c: Candidate, explicit: boolean) => {
@@ -186,6 +194,10 @@ export function discoverCalls(inputs: string[], options: IngestOptions = {}): Di
     }
   };
 
+  if (fromStdin) {
+    if (stdinFile) visit(jsonCandidate(stdinFile), true);
+    else calls.push({ id: "stdin", format: null, path: STDIN_INPUT, displayPath: STDIN_DISPLAY, error: { code: "IO_ERROR", message: `${STDIN_DISPLAY}: the input "-" needs standard input saved to a file (the stdinPath option)` } });
+  }
   abs.forEach((path) => {
     if (exclude.has(path)) return;
     const kind = kindOf(path);
@@ -193,8 +205,7 @@ export function discoverCalls(inputs: string[], options: IngestOptions = {}): Di
     else if (kind === "dir") walk(path);
     else visitFile(path, true);
   });
-  if (monoClips > 0) warnings.push(`${monoClips} mono audio clip(s) inside folders skipped (not call recordings)`);
-  return { calls, warnings };
+  return { calls, warnings, skipped };
 }
 
 const CONTAINER_NAMES = { wav: "a WAV", flac: "a FLAC", ogg: "an Ogg", mp3: "an MP3", mp4: "an MP4" } as const;

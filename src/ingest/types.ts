@@ -58,23 +58,34 @@ export interface IngestOptions {
    * @defaultValue []
    */
   exclude?: string[];
+  /**
+   * The file holding what was read from standard input, read for the input `-` (deepeval JSON or
+   * JSONL only; relative audio urls resolve against the working directory).
+   * @defaultValue undefined (an input `-` is then an error record)
+   */
+  stdinPath?: string;
 }
 
+/** The input that means standard input, and how it is shown in ids and messages. */
+export const STDIN_INPUT = "-";
+export const STDIN_DISPLAY = "<stdin>";
+
 /** The resolved defaults. */
-export const DEFAULT_INGEST_OPTIONS: Readonly<Required<Omit<IngestOptions, "inputFormat" | "exclude">>> = Object.freeze({
+export const DEFAULT_INGEST_OPTIONS: Readonly<Required<Omit<IngestOptions, "inputFormat" | "exclude" | "stdinPath">>> = Object.freeze({
   compat: "voxmetrics",
   agentChannel: "right",
   inferStartTimes: true,
 });
 
 /** Defaults overlaid with `partial`; an unknown format, mode or side is an INVALID_OPTION naming the option. */
-export function resolveIngestOptions(partial: IngestOptions = {}): Required<Omit<IngestOptions, "inputFormat">> & Pick<IngestOptions, "inputFormat"> {
+export function resolveIngestOptions(partial: IngestOptions = {}): Required<Omit<IngestOptions, "inputFormat" | "stdinPath">> & Pick<IngestOptions, "inputFormat" | "stdinPath"> {
   const o = {
     compat: partial.compat ?? DEFAULT_INGEST_OPTIONS.compat,
     agentChannel: partial.agentChannel ?? DEFAULT_INGEST_OPTIONS.agentChannel,
     inferStartTimes: partial.inferStartTimes ?? DEFAULT_INGEST_OPTIONS.inferStartTimes,
     inputFormat: partial.inputFormat,
     exclude: partial.exclude ?? [],
+    stdinPath: partial.stdinPath,
   };
   const bad = (field: string, detail: string): never => {
     throw new VoxError("INVALID_OPTION", detail, { field });
@@ -108,6 +119,8 @@ export interface RecordRef extends RefLocation {
   range: ByteRange;
   /** 1-based line of the record in a JSONL file, null for JSON containers. */
   line: number | null;
+  /** The folder relative audio urls resolve against, when not the file's own (stdin: the working directory). */
+  baseDir?: string;
 }
 
 /** One conversation of a Voice Live dataset or output file: its records, in file order. */
@@ -139,8 +152,10 @@ export type CallRef = RecordRef | ConversationRef | FileRef | UnreadableRef;
 /** The outcome of discovery. */
 export interface Discovery {
   calls: CallRef[];
-  /** Files passed over (mono clips inside folders, unreadable sidecars…), one line each. */
+  /** Files passed over that may be a mistake (a JSON file holding no call…), one line each, naming the file. */
   warnings: string[];
+  /** Files passed over as expected (mono clips inside folders: a call's audio, not a call), one line each, naming the file. */
+  skipped: string[];
 }
 
 /** What discovery found under an input, read just far enough to tell its format. */
@@ -159,6 +174,8 @@ export interface CandidateContext {
   displayPath: string;
   /** Named by the user (not found inside a folder): a file that holds no call is then an error record. */
   explicit: boolean;
+  /** The folder relative paths resolve against, when not the file's own (stdin: the working directory). */
+  baseDir?: string;
 }
 
 /** The reference each format's calls have. */

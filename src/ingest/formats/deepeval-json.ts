@@ -18,10 +18,10 @@ export function detect(c: Candidate): InputFormat | null {
 }
 
 /** One call per record: `<id>#<index>`, with its byte range (and line, in JSONL). */
-export function discover(c: Candidate, { id, displayPath, format }: CandidateContext): CallRef[] {
+export function discover(c: Candidate, { id, displayPath, format, baseDir }: CandidateContext): CallRef[] {
   if (c.kind !== "json" || (format !== "deepeval-json" && format !== "deepeval-jsonl")) return [];
   const { ranges, lines } = c.records;
-  return ranges.map((range, index): RecordRef => ({ id: `${id}#${index}`, format, path: c.path, displayPath, index, range, line: lines ? lines[index] : null }));
+  return ranges.map((range, index): RecordRef => ({ id: `${id}#${index}`, format, path: c.path, displayPath, index, range, line: lines ? lines[index] : null, ...(baseDir ? { baseDir } : {}) }));
 }
 
 /** Parse and validate one record; urls resolve against the file's folder. */
@@ -37,7 +37,7 @@ export function load(ref: RecordRef, options: IngestOptions): LoadedCall {
     const { where, detail } = locateRecordSyntaxError(text ?? "", start.line, start.column);
     throw new VoxError("INVALID_JSON", detail, { file: ref.displayPath, field: where });
   }
-  const baseDir = dirname(ref.path);
+  const baseDir = ref.baseDir ?? dirname(ref.path);
   const warnings: string[] = [];
   const testCase = testCaseFromJson(value, { compat: options.compat, file, resolveLocal: localAudioResolver(baseDir), describeUrl: (url) => localPathOf(url, baseDir) ?? url }, warnings);
   return { testCase, warnings };
