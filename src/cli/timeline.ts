@@ -31,7 +31,8 @@ export function registerTimelineCommand(program: Command): void {
 /** The call `--id` names: by id, else by the test case's name; the first call without `--id`. */
 function pickCall(calls: CallRef[], id: string | undefined, read: IngestOptions): CallRef | undefined {
   if (id === undefined) return calls[0];
-  const byId = calls.find((c) => c.id === id);
+  // The id, or the id without its content digest, or the call's name.
+  const byId = calls.find((c) => c.id === id) ?? calls.find((c) => c.id.replace(/@[0-9a-f]+$/, "") === id);
   if (byId) return byId;
   return calls.find((c) => !c.error && nameOf(c, read) === id);
 }

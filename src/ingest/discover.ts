@@ -1,6 +1,7 @@
 // Discovery (formats.md F0.2): walks the inputs, reads each entry just far enough to tell its format (folder listing, first JSON record, audio header) and asks that format's module for its calls.
+import { createHash } from "node:crypto";
 import { readdirSync, readFileSync, statSync } from "node:fs";
-import { basename, dirname, join, relative, resolve, sep } from "node:path";
+import { basename, join, resolve } from "node:path";
 import { sniffAudio } from "../audio/sniff.js";
 import type { ErrorCode } from "../model/errors.js";
 import { describeJsonSyntaxError, parseRecord, scanJsonRecords } from "../model/json-records.js";
@@ -28,18 +29,6 @@ const KIND_OF_FORMAT: Readonly<Record<InputFormat, Candidate["kind"]>> = {
 };
 
 const NO_KNOWN_RECORD = "no deepeval test case (turns), Voice Live dataset or Voice Live output record";
-
-/** The deepest folder that contains every path. */
-function commonAncestor(paths: string[]): string {
-  let common = paths[0].split(sep);
-  for (const p of paths.slice(1)) {
-    const parts = p.split(sep);
-    let i = 0;
-    while (i < common.length && i < parts.length && common[i] === parts[i]) i++;
-    common = common.slice(0, i);
-  }
-  return common.join(sep) || sep;
-}
 
 function kindOf(path: string): "dir" | "file" | "missing" {
   try {
@@ -72,15 +61,15 @@ function audioCandidate(path: string): Candidate {
 }
 
 /**
- * Find every call under the inputs (files or folders, recursed). Ids are paths relative to the
- * common folder of the inputs, plus `#<record>` for JSON containers and `#<conversation>` for
- * Voice Live files, so they stay the same across runs whatever the working directory.
+ * Find every call under the inputs (files or folders, recursed). A call's id is
+ * `<file or folder name>[#<record index | conversation id>]@<content digest>` (see withContentKey):
+ * the same whichever folder, parent folder or files were passed and whatever the working
+ * directory, so `--resume` never scores a call twice across such runs.
  */
 export function discoverCalls(inputs: string[], options: IngestOptions = {}): Discovery {
   const { exclude: excluded, inputFormat: forced, stdinPath } = resolveIngestOptions(options);
   const fromStdin = inputs.includes(STDIN_INPUT);
   const abs = inputs.filter((p) => p !== STDIN_INPUT).map((p) => resolve(p));
-  const root = abs.length > 0 ? commonAncestor(abs.map((p) => (kindOf(p) === "dir" ? p : dirname(p)))) : process.cwd();
   const exclude = new Set(excluded.map((p) => resolve(p)));
   const calls: CallRef[] = [];
   const warnings: string[] = [];
@@ -88,11 +77,14 @@ export function discoverCalls(inputs: string[], options: IngestOptions = {}): Di
   const seenPaths = new Set<string>();
 
   const stdinFile = fromStdin && stdinPath ? resolve(stdinPath) : null;
-  const idOf = (path: string) => (path === stdinFile ? "stdin" : toPosix(relative(root, path)) || basename(path));
+  // Ids never depend on how the run was invoked (the roots given, the working directory): a call's
+  // id is its file or folder name, its record or conversation, and a digest of its content (idOf + withContentKey).
+  const idOf = (path: string) => (path === stdinFile ? "stdin" : basename(path) || toPosix(path));
   const displayPathOf = (path: string) => (path === stdinFile ? STDIN_DISPLAY : displayPathOfFile(path));
   const unreadable = (path: string, format: InputFormat | null, code: ErrorCode, why: string): CallRef => {
     const displayPath = displayPathOf(path);
-    return { id: idOf(path), format, path, displayPath, error: { code, message: `${displayPath}: ${why}` } };
+    const key = kindOf(path) === "file" ? fileDigest(path) : null;
+    return { id: key ? `${idOf(path)}@${key}` : idOf(path), format, path, displayPath, error: { code, message: `${displayPath}: ${why}` } };
   };
 
   /** The candidate's format: the forced one where it applies to files of its kind, else the first detection in F0.2's order. */
@@ -124,7 +116,8 @@ export function discoverCalls(inputs: string[], options: IngestOptions = {}): Di
       return;
     }
     const baseDir = c.path === stdinFile ? process.cwd() : undefined;
-    calls.push(...FORMATS[format].discover(c, { format, id: idOf(c.path), displayPath: displayPathOf(c.path), explicit, ...(baseDir ? { baseDir } : {}) }));
+    const found = FORMATS[format].discover(c, { format, id: idOf(c.path), displayPath: displayPathOf(c.path), explicit, ...(baseDir ? { baseDir } : {}) });
+    calls.push(...found.map((ref) => withContentKey(c, ref)));
     if (format === "wav" && !explicit) skipped.push(`${displayPathOf(c.path)}: skipped (a mono clip, not a call recording)`);
   };
 
@@ -233,6 +226,51 @@ function forcedMismatch(path: string, forced: InputFormat): string | null {
     return `--input-format ${forced} expects an audio file, but this is JSON text`;
   }
   return null;
+}
+
+/** Hex digits of the content digest in ids. */
+const DIGEST_HEX = 10;
+
+function digest(...parts: Array<Uint8Array | string>): string {
+  const h = createHash("sha256");
+  for (const p of parts) h.update(p);
+  return h.digest("hex").slice(0, DIGEST_HEX);
+}
+
+/** A file's digest for ids: its size and first 64 KiB (whole small files; audio never read whole here). */
+function fileDigest(path: string): string | null {
+  try {
+    return digest(`${statSync(path).size}:`, readHead(path, SNIFF_BYTES));
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The call's id with `@<digest>` of what the call is made of: a JSON record's bytes, a Voice Live
+ * conversation's records, a recording's size and first 64 KiB, a folder's file names and sizes.
+ * The same call gets the same id whatever roots and working directory the run had.
+ */
+function withContentKey(c: Candidate, ref: CallRef): CallRef {
+  let key: string | null;
+  if (c.kind === "json") {
+    if (!ref.error && (ref.format === "deepeval-json" || ref.format === "deepeval-jsonl")) key = digest(c.bytes.subarray(ref.range[0], ref.range[1]));
+    else if (!ref.error && (ref.format === "voicelive-dataset" || ref.format === "voicelive-output")) key = digest(...ref.ranges.map(([a, b]) => c.bytes.subarray(a, b)));
+    else key = digest(c.bytes);
+  } else if (c.kind === "folder") {
+    key = digest(c.names.map((n) => `${n}:${sizeOf(join(c.path, n))}`).join("\n"));
+  } else {
+    key = fileDigest(c.path);
+  }
+  return key ? { ...ref, id: `${ref.id}@${key}` } : ref;
+}
+
+function sizeOf(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return -1;
+  }
 }
 
 /** The first format of F0.2's order whose module recognises the candidate. */

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureBuilt } from "../helpers/dist.js";
 import { jsonLines, runVoxmetrics } from "../helpers/cli.js";
 import { REPO_ROOT } from "../helpers/shared.js";
+import { bareId } from "../helpers/ids.js";
 
 const MORE = join(REPO_ROOT, "fixtures", "sample-archive", "calls", "more.jsonl");
 const tmp = mkdtempSync(join(tmpdir(), "vx-gates-"));
@@ -85,7 +86,7 @@ describe("gates", () => {
   it("--fail-on-threshold lists the worst results below their threshold and exits 2; passes when none is", () => {
     const r = runVoxmetrics(["score", MORE, "--metrics", "integrity,responsiveness", "--threshold", "0.7", "--fail-on-threshold", "--workers", "0"]);
     expect(r.code).toBe(2);
-    const lines = r.stderr.trim().split("\n");
+    const lines = r.stderr.trim().split("\n").map(bareId).map((l) => l.replace(/@[0-9a-f]{10} /, " "));
     expect(lines[0]).toBe("voxmetrics: --fail-on-threshold: 3 of 6 metric result(s) below their threshold; worst 3:");
     expect(lines.slice(1)).toEqual([
       "  more.jsonl#2  Agent Responsiveness  0.0000 < 0.7",

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureBuilt } from "../helpers/dist.js";
 import { jsonLines, runVoxmetrics } from "../helpers/cli.js";
 import { REPO_ROOT } from "../helpers/shared.js";
+import { bareId } from "../helpers/ids.js";
 
 const SAMPLE = join(REPO_ROOT, "fixtures", "sample-archive");
 const MORE = join(SAMPLE, "calls", "more.jsonl");
@@ -19,13 +20,16 @@ describe("voxmetrics timeline", () => {
     const byId = runVoxmetrics(["timeline", MORE, "--id", "more.jsonl#0"]);
     expect(byName.code).toBe(0);
     expect(byName.stdout).toBe(byId.stdout);
-    expect(jsonLines(byName.stdout)[0].id).toBe("more.jsonl#0");
+    const id = jsonLines(byName.stdout)[0].id;
+    expect(bareId(id)).toBe("more.jsonl#0");
+    // The full id (as score writes it) names the same call.
+    expect(runVoxmetrics(["timeline", MORE, "--id", id]).stdout).toBe(byId.stdout);
   });
 
   it("--text shows each turn's text and the latency count with the percentiles it supports", () => {
     const r = runVoxmetrics(["timeline", MORE, "--id", "barge-in", "--text"]);
     expect(r.code).toBe(0);
-    expect(r.stdout.split("\n")).toEqual([
+    expect(r.stdout.split("\n").map((l) => l.replace(/@[0-9a-f]{10} /, " "))).toEqual([
       'more.jsonl#0 "barge-in" (deepeval-jsonl)',
       "",
       '     0.000 →    1.900  turn   0  user       "Hi, I need help with my order."',

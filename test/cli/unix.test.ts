@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureBuilt } from "../helpers/dist.js";
 import { BIN, jsonLines, runVoxmetrics } from "../helpers/cli.js";
 import { REPO_ROOT } from "../helpers/shared.js";
+import { bareId } from "../helpers/ids.js";
 
 const SAMPLE = join(REPO_ROOT, "fixtures", "sample-archive");
 const cwd = mkdtempSync(join(tmpdir(), "vx-unix-"));
@@ -29,7 +30,7 @@ describe("stdin and stdout", () => {
     const r = runVoxmetrics(["score", "-", "--metrics", "naturalness", "--workers", "0"], { cwd, input: jsonl });
     expect(r.code).toBe(0);
     const records = jsonLines(r.stdout);
-    expect(records.map((x) => [x.id, x.name, x.status, x.source])).toEqual([
+    expect(records.map((x) => [bareId(x.id), x.name, x.status, x.source])).toEqual([
       ["stdin#0", "order-status", "ok", { format: "deepeval-jsonl", path: "<stdin>" }],
       ["stdin#1", "second", "ok", { format: "deepeval-jsonl", path: "<stdin>" }],
       ["stdin#2", null, "error", { format: "deepeval-jsonl", path: "<stdin>" }],
@@ -51,7 +52,7 @@ describe("stdin and stdout", () => {
     const summary = join(cwd, "out", "summary.json");
     const r = runVoxmetrics(["score", join(SAMPLE, "calls", "more.jsonl"), "-o", "-", "--summary", summary, "--workers", "0"], { cwd });
     expect(r.code).toBe(0);
-    expect(jsonLines(r.stdout).map((x) => x.id)).toEqual(["more.jsonl#0", "more.jsonl#1", "more.jsonl#2"]);
+    expect(jsonLines(r.stdout).map((x) => bareId(x.id))).toEqual(["more.jsonl#0", "more.jsonl#1", "more.jsonl#2"]);
     expect(JSON.parse(readFileSync(summary, "utf8")).calls).toBe(3);
     expect(existsSync(join(cwd, "-"))).toBe(false);
   });
@@ -74,7 +75,7 @@ describe("stderr", () => {
     writeFileSync(join(dir, "alias.json"), JSON.stringify(call));
     const plain = runVoxmetrics(["score", "mixed", "--metrics", "turn-taking", "--workers", "0"], { cwd });
     expect(plain.code).toBe(0);
-    expect(plain.stderr.split("\n").filter(Boolean)).toEqual([
+    expect(plain.stderr.split("\n").filter(Boolean).map((l) => l.replace(/@[0-9a-f]{10}\)/, ")"))).toEqual([
       "warning: mixed/settings.json: skipped (no deepeval test case (turns), Voice Live dataset or Voice Live output record)",
       ...[0, 1, 2, 3, 4, 5].map((i) => `warning: mixed/alias.json (alias.json#0): turns[${i}].audio.startTime: read as start_time (a voxmetrics extension; deepeval ignores startTime)`),
     ]);
@@ -82,7 +83,7 @@ describe("stderr", () => {
     expect(jsonLines(plain.stdout)[0].warnings).toHaveLength(6);
     const verbose = runVoxmetrics(["score", "mixed", "--metrics", "turn-taking", "--workers", "0", "--verbose"], { cwd });
     expect(verbose.stderr).toContain("mixed/clip.wav: skipped (a mono clip, not a call recording)\n");
-    expect(verbose.stderr).toMatch(/^ok {5}alias\.json#0 \(\d+ ms\)$/m);
+    expect(verbose.stderr).toMatch(/^ok {5}alias\.json#0@[0-9a-f]{10} \(\d+ ms\)$/m);
     const quiet = runVoxmetrics(["score", "mixed", "--metrics", "turn-taking", "--workers", "0", "--quiet"], { cwd });
     expect(quiet.code).toBe(0);
     expect(quiet.stderr).toBe("");
