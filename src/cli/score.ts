@@ -40,7 +40,7 @@ export function registerScoreCommand(program: Command): void {
     .description("score calls: deepeval test cases (JSON/JSONL), deepeval simulation folders, Voice Live datasets and outputs, dual-channel recordings, folders of them")
     .argument("<inputs...>", "files or folders (folders are recursed, each file dispatched by kind); - reads deepeval JSON or JSONL from stdin (relative audio urls resolve against the working directory)")
     .option("-o, --out <file.jsonl>", "results, one JSON line per call (default, or -: stdout)")
-    .option("--metrics <list>", "comma list of metric names or ids (default: all seven)")
+    .option("--metrics <list>", "comma list of metric ids, names or deepeval class names (default: all seven; docs/metrics.md)")
     .addOption(thresholdOption())
     .option("--strict", "strict mode for every metric")
     .addOption(compatOption("audio acceptance: 'deepeval' accepts exactly what deepeval accepts"))

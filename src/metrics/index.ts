@@ -25,27 +25,38 @@ export {
 
 type MetricClass = new (options?: MetricOptions) => BaseVoiceMetric;
 
-/** Every metric with its short id, in deepeval's documentation order. */
-export const METRICS: ReadonlyArray<{ id: string; name: string; create: MetricClass }> = [
-  { id: "naturalness", name: "Voice Naturalness", create: VoiceNaturalnessMetric },
-  { id: "intelligibility", name: "Speech Intelligibility", create: SpeechIntelligibilityMetric },
-  { id: "consistency", name: "Voice Consistency", create: VoiceConsistencyMetric },
-  { id: "turn-taking", name: "Turn-Taking Naturalness", create: TurnTakingNaturalnessMetric },
-  { id: "responsiveness", name: "Agent Responsiveness", create: AgentResponsivenessMetric },
-  { id: "integrity", name: "Audio Integrity", create: AudioIntegrityMetric },
-  { id: "reliability", name: "Voice Reliability", create: VoiceReliabilityMetric },
+/** One of the seven metrics: its short id, its name (the key of results), deepeval's class name and its class here. */
+export interface MetricInfo {
+  id: string;
+  name: string;
+  className: string;
+  create: MetricClass;
+}
+
+/** Every metric with its short id, name and deepeval class name, in deepeval's documentation order. */
+export const METRICS: ReadonlyArray<MetricInfo> = [
+  { id: "naturalness", name: "Voice Naturalness", className: "VoiceNaturalnessMetric", create: VoiceNaturalnessMetric },
+  { id: "intelligibility", name: "Speech Intelligibility", className: "SpeechIntelligibilityMetric", create: SpeechIntelligibilityMetric },
+  { id: "consistency", name: "Voice Consistency", className: "VoiceConsistencyMetric", create: VoiceConsistencyMetric },
+  { id: "turn-taking", name: "Turn-Taking Naturalness", className: "TurnTakingNaturalnessMetric", create: TurnTakingNaturalnessMetric },
+  { id: "responsiveness", name: "Agent Responsiveness", className: "AgentResponsivenessMetric", create: AgentResponsivenessMetric },
+  { id: "integrity", name: "Audio Integrity", className: "AudioIntegrityMetric", create: AudioIntegrityMetric },
+  { id: "reliability", name: "Voice Reliability", className: "VoiceReliabilityMetric", create: VoiceReliabilityMetric },
 ];
 
 function normalizeMetricKey(s: string): string {
   return s.toLowerCase().replace(/[^a-z]/g, "");
 }
 
-/** Build metrics from names or ids (`naturalness`, `Voice Naturalness`, `turn_taking`…); all seven when empty. */
+/**
+ * Build metrics from ids, names or deepeval class names (`naturalness`, `Voice Naturalness`,
+ * `VoiceNaturalnessMetric`; case, spaces, `-` and `_` ignored); all seven when empty.
+ */
 export function createMetrics(names: readonly string[] = [], options: MetricOptions = {}): BaseVoiceMetric[] {
   if (names.length === 0) return METRICS.map((m) => new m.create(options));
   return names.map((n) => {
     const key = normalizeMetricKey(n);
-    const found = METRICS.find((m) => normalizeMetricKey(m.id) === key || normalizeMetricKey(m.name) === key);
+    const found = METRICS.find((m) => normalizeMetricKey(m.id) === key || normalizeMetricKey(m.name) === key || normalizeMetricKey(m.className) === key);
     if (!found) {
       throw new VoxError("INVALID_OPTION", `unknown metric "${n}"; choose from ${METRICS.map((m) => m.id).join(", ")}`, { field: "--metrics" });
     }
