@@ -1,8 +1,8 @@
 // The public library API of voxmetrics, named export by export so that no internal helper leaks out.
 
 // The data model (deepeval's Audio, Turn, ConversationalTestCase) and its JSON codec.
-export { Audio, AudioValidationError, type AudioInit } from "./model/audio.js";
-export { parseTestCaseText, testCaseFromJson, testCaseToJson, type CodecOptions, type CompatMode, type ParsedTestCase } from "./model/codec.js";
+export { Audio, AudioValidationError, type AudioInit, type AudioOptions } from "./model/audio.js";
+export { parseTestCaseText, testCaseFromJson, testCaseToJson, type CodecOptions, type CompatMode, type ParsedTestCase, type ParsedTestCaseError, type ParsedTestCaseOk } from "./model/codec.js";
 export { VoxError, type ErrorCode } from "./model/errors.js";
 export { createTestCase, type ConversationalTestCase, type Role, type Turn } from "./model/test-case.js";
 
@@ -24,17 +24,21 @@ export { isMeasurementError, type ClipMeasurements, type MeasurementError, type 
 export { buildTimeline, findTransitions, LATENCY_PERCENTILE_MIN_SAMPLES, latencySummaryMs, responseLatenciesMs, type LatencySummary, type TimelineEntry, type Transition, type TransitionKind } from "./timeline/index.js";
 export {
   AgentResponsivenessMetric,
+  assertTest,
   AudioIntegrityMetric,
   BaseVoiceMetric,
   createMetrics,
   DEFAULT_METRIC_OPTIONS,
   evaluate,
   METRICS,
+  MetricAssertionError,
   SpeechIntelligibilityMetric,
   TurnTakingNaturalnessMetric,
   VoiceConsistencyMetric,
   VoiceNaturalnessMetric,
   VoiceReliabilityMetric,
+  type MetricData,
+  type MetricInfo,
   type MetricOptions,
   type MetricResult,
   type TestResult,
@@ -57,6 +61,8 @@ export {
   scoreCall,
   scoreTestCase,
   timelineOfCall,
+  type AnalyzeFileError,
+  type AnalyzeFileOk,
   type AnalyzeFileOptions,
   type AnalyzeFileResult,
   type CallReadOptions,

@@ -64,14 +64,62 @@ export function createMetrics(names: readonly string[] = [], options: MetricOpti
   });
 }
 
+/** One metric's outcome as deepeval's `MetricData` (an entry of `TestResult.metrics_data`). */
+export interface MetricData {
+  name: string;
+  threshold: number | null;
+  success: boolean | null;
+  score: number | null;
+  reason: string | null;
+  strict_mode: boolean;
+  evaluation_model: null;
+  error: string | null;
+  evaluation_cost: null;
+  verbose_logs: string | null;
+}
+
 /** One test case's outcome in `evaluate()` (skipped metrics carry no result entry, as in deepeval). */
 export interface TestResult {
   name: string | null;
   /** False when any non-flaky metric with a success value failed. */
   success: boolean;
+  /** Results by metric name (with breakdowns). */
   metrics: Record<string, MetricResult>;
+  /** deepeval's `metrics_data`: the scored metrics, in the order given. */
+  metrics_data: MetricData[];
   /** Names of metrics that were skipped (no score). */
   skipped: string[];
+}
+
+/** Thrown by `assertTest` when a metric fails: the message lists each, as deepeval's `assert_test` does. */
+export class MetricAssertionError extends Error {
+  /** The metrics that failed. */
+  readonly failed: MetricData[];
+
+  constructor(failed: MetricData[]) {
+    const list = failed.map((m) => `${m.name} (score: ${m.score}, threshold: ${m.threshold}, strict: ${m.strict_mode}, error: ${m.error}, reason: ${m.reason})`).join(", ");
+    super(`Metrics: ${list} failed.`);
+    this.name = "MetricAssertionError";
+    this.failed = failed;
+  }
+}
+
+/**
+ * deepeval's `assert_test` for a test runner: score one test case with `metrics` and throw a
+ * MetricAssertionError listing the failing metrics (a non-flaky metric whose success is false);
+ * returns the test result when all pass.
+ *
+ * @example
+ * ```ts
+ * it("greets naturally", () => assertTest(testCase, [new VoiceNaturalnessMetric({ threshold: 0.7 })]));
+ * ```
+ */
+export function assertTest(testCase: ConversationalTestCase, metrics: readonly BaseVoiceMetric[] = createMetrics(), analysisOptions: CallAnalysisOptions = {}): TestResult {
+  const [result] = evaluate([testCase], metrics, analysisOptions);
+  const flaky = new Set(metrics.filter((m) => m.flaky).map((m) => m.name));
+  const failed = result.metrics_data.filter((m) => m.success === false && !flaky.has(m.name));
+  if (failed.length > 0) throw new MetricAssertionError(failed);
+  return result;
 }
 
 /**
@@ -86,6 +134,7 @@ export function evaluate(
   return testCases.map((tc) => {
     const ctx = new CallAnalysis(tc, analysisOptions);
     const results: Record<string, MetricResult> = {};
+    const metricsData: MetricData[] = [];
     const skipped: string[] = [];
     let success = true;
     for (const template of metrics) {
@@ -96,8 +145,20 @@ export function evaluate(
         continue;
       }
       results[metric.name] = metric.result();
+      metricsData.push({
+        name: metric.name,
+        threshold: metric.threshold,
+        success: metric.success,
+        score: metric.score,
+        reason: metric.reason,
+        strict_mode: metric.strict_mode,
+        evaluation_model: null,
+        error: metric.error,
+        evaluation_cost: null,
+        verbose_logs: metric.verbose_logs,
+      });
       if (!metric.flaky && metric.success === false) success = false;
     }
-    return { name: tc.name ?? null, success, metrics: results, skipped };
+    return { name: tc.name ?? null, success, metrics: results, metrics_data: metricsData, skipped };
   });
 }

@@ -17,16 +17,35 @@ export interface CodecOptions {
   file?: string;
 }
 
-/** One test case read from a file, or the error that stopped it. */
-export interface ParsedTestCase {
+/** What every parsed record carries, read or not. */
+interface ParsedRecordBase {
   /** 0-based position of the record in its file (array element or JSONL record). */
   index: number;
   /** 1-based line number for JSONL records. */
   line?: number;
-  testCase?: ConversationalTestCase;
-  error?: VoxError;
+  /** What reading the record noticed (e.g. the `startTime` alias). */
   warnings: string[];
 }
+
+/** A record that was read: `ok` is true and `testCase` is set. */
+export interface ParsedTestCaseOk extends ParsedRecordBase {
+  ok: true;
+  testCase: ConversationalTestCase;
+  error?: undefined;
+}
+
+/** A record that could not be read: `ok` is false and `error` names the file, the place and the field. */
+export interface ParsedTestCaseError extends ParsedRecordBase {
+  ok: false;
+  error: VoxError;
+  testCase?: undefined;
+}
+
+/**
+ * One test case read from a file, or the error that stopped it: narrow with `if (r.ok)` (or
+ * `if (r.testCase)`), no non-null assertion needed.
+ */
+export type ParsedTestCase = ParsedTestCaseOk | ParsedTestCaseError;
 
 /**
  * Parse a file's text into test cases; a bad record becomes an error entry and the rest still load.
@@ -36,7 +55,7 @@ export interface ParsedTestCase {
 export function parseTestCaseText(text: string, options: CodecOptions & { jsonl?: boolean } = {}): ParsedTestCase[] {
   const bytes = new TextEncoder().encode(text);
   const { ranges, lines } = scanJsonRecords(bytes, options.jsonl ?? false);
-  if (ranges.length === 0) return [{ index: 0, error: new VoxError("INVALID_JSON", "the file holds no JSON record", { file: options.file }), warnings: [] }];
+  if (ranges.length === 0) return [{ ok: false, index: 0, error: new VoxError("INVALID_JSON", "the file holds no JSON record", { file: options.file }), warnings: [] }];
   const decoder = new TextDecoder();
   return ranges.map(([start, end], index) => {
     const line = lines?.[index];
@@ -45,7 +64,7 @@ export function parseTestCaseText(text: string, options: CodecOptions & { jsonl?
       value = parseRecord(decoder.decode(bytes.subarray(start, end)));
     } catch {
       const { where, detail } = locateRecordSyntaxError(decoder.decode(bytes.subarray(start, end)), ...recordStart(bytes, start, line));
-      return { index, line, error: new VoxError("INVALID_JSON", detail, { file: options.file, field: where }), warnings: [] };
+      return { ok: false, index, line, error: new VoxError("INVALID_JSON", detail, { file: options.file, field: where }), warnings: [] };
     }
     return readRecord(value, index, line, options);
   });
@@ -62,10 +81,10 @@ function recordStart(bytes: Uint8Array, start: number, line: number | undefined)
 function readRecord(value: unknown, index: number, line: number | undefined, options: CodecOptions): ParsedTestCase {
   const warnings: string[] = [];
   try {
-    return { index, line, testCase: testCaseFromJson(value, options, warnings), warnings };
+    return { ok: true, index, line, testCase: testCaseFromJson(value, options, warnings), warnings };
   } catch (e) {
     const err = e instanceof VoxError ? e : new VoxError("INVALID_TEST_CASE", String(e), { file: options.file });
-    return { index, line, error: err, warnings };
+    return { ok: false, index, line, error: err, warnings };
   }
 }
 

@@ -8,7 +8,7 @@ import { DecodeError, decodeAudio } from "../audio/index.js";
 import { ClipKernels, type PlanarKernels } from "../dsp/clip-kernels.js";
 import { withArena } from "../dsp/wasm.js";
 import type { CompatMode } from "../model/codec.js";
-import { VoxError } from "../model/errors.js";
+import { VoxError, type ErrorCode } from "../model/errors.js";
 
 /** Which measurements `analyze` computes: deepeval's parity set, the loudness part of the standards set, the whole standards set, or both sets. */
 export const MEASUREMENT_SETS = ["parity", "loudness", "standards", "all"] as const;
@@ -45,18 +45,42 @@ export function resolveAnalyzeFileOptions(partial: Partial<AnalyzeFileOptions> =
 }
 
 /** One line of `voxmetrics analyze --json` (interfaces.md). */
-export interface AnalyzeFileResult {
+/** A file that was decoded and measured (`status: "ok"`). */
+export interface AnalyzeFileOk {
+  /** The file as named (the path given, or `options.path` for bytes). */
   path: string;
-  status: "ok" | "error";
-  error: { code: string; message: string } | null;
-  format: string | null;
-  sample_rate: number | null;
-  channels: number | null;
-  duration: number | null;
+  status: "ok";
+  error: null;
+  /** The decoded format, e.g. `wav/pcm16`, `flac`. */
+  format: string;
+  sample_rate: number;
+  channels: number;
+  /** Seconds. */
+  duration: number;
+  /** deepeval's parity set (sets `parity` and `all`). */
   measurements?: ClipMeasurements;
+  /** The standards set over all channels: the whole block (`standards`, `all`) or its loudness part (`loudness`). */
   acoustics?: AcousticsBlock | LoudnessBlock;
+  /** The same per channel, for files with several. */
   channels_acoustics?: Array<AcousticsBlock | LoudnessBlock>;
 }
+
+/** A file that could not be read or decoded (`status: "error"`); the message names the file. */
+export interface AnalyzeFileError {
+  path: string;
+  status: "error";
+  error: { code: ErrorCode; message: string };
+  format: null;
+  sample_rate: null;
+  channels: null;
+  duration: null;
+  measurements?: undefined;
+  acoustics?: undefined;
+  channels_acoustics?: undefined;
+}
+
+/** What `analyzeFile` returns: narrow on `status`. */
+export type AnalyzeFileResult = AnalyzeFileOk | AnalyzeFileError;
 
 /** Read and measure the audio file at `path`; a file that cannot be read or decoded becomes an error result naming it. */
 export function analyzeFileAt(path: string, options: Partial<AnalyzeFileOptions> = {}): AnalyzeFileResult {
@@ -68,11 +92,25 @@ export function analyzeFileAt(path: string, options: Partial<AnalyzeFileOptions>
     const message = `${path}: cannot read the file${code ? ` (${code})` : ""}`;
     return { path, status: "error", error: { code: "IO_ERROR", message }, format: null, sample_rate: null, channels: null, duration: null };
   }
-  return analyzeFile(bytes, { ...options, path });
+  return analyzeBytes(bytes, { ...options, path });
 }
 
-/** Decode and measure a file's bytes (`path` names it in the result); decode failures become an error result naming the file. */
-export function analyzeFile(bytes: Uint8Array, options: Partial<AnalyzeFileOptions> & { path: string }): AnalyzeFileResult {
+/**
+ * Measure an audio file: a path (read from disk) or its bytes (then `options.path` names it in the
+ * result). A file that cannot be read or decoded becomes an error result naming it.
+ *
+ * @example
+ * ```ts
+ * const r = analyzeFile("clip.wav", { set: "standards" });
+ * if (r.status === "ok") console.log(r.duration, r.acoustics?.integrated_lufs);
+ * ```
+ */
+export function analyzeFile(file: string | Uint8Array, options: Partial<AnalyzeFileOptions> & { path?: string } = {}): AnalyzeFileResult {
+  if (typeof file === "string") return analyzeFileAt(file, options);
+  return analyzeBytes(file, { ...options, path: options.path ?? "<bytes>" });
+}
+
+function analyzeBytes(bytes: Uint8Array, options: Partial<AnalyzeFileOptions> & { path: string }): AnalyzeFileResult {
   const { path } = options;
   const { set, compat, acoustics: acousticsOptions } = resolveAnalyzeFileOptions({ set: options.set, compat: options.compat, acoustics: options.acoustics });
   const base = { path, format: null, sample_rate: null, channels: null, duration: null };
@@ -83,7 +121,7 @@ export function analyzeFile(bytes: Uint8Array, options: Partial<AnalyzeFileOptio
     if (!(e instanceof DecodeError)) throw e;
     return { ...base, status: "error", error: { code: e.code, message: e.message } };
   }
-  const result: AnalyzeFileResult = {
+  const result: AnalyzeFileOk = {
     path,
     status: "ok",
     error: null,

@@ -1,7 +1,7 @@
 // deepeval ConversationalTestCase JSON / JSON arrays / JSONL files (formats.md F1): detection, one call per record, loading a record; and the library loaders of whole files.
 import { readFileSync } from "node:fs";
 import { dirname, isAbsolute, resolve } from "node:path";
-import type { ResolvedLocalFile } from "../../model/audio.js";
+import { setDefaultLocalAudioResolver, type ResolvedLocalFile } from "../../model/audio.js";
 import { parseTestCaseText, testCaseFromJson, type CompatMode, type ParsedTestCase } from "../../model/codec.js";
 import { VoxError } from "../../model/errors.js";
 import { lineAndColumn, locateRecordSyntaxError, parseRecord } from "../../model/json-records.js";
@@ -70,6 +70,14 @@ function safeDecode(s: string): string {
     return s;
   }
 }
+
+// `new Audio({ url: "./clip.wav" })` in library code reads local files as deepeval's Audio does
+// (relative to the working directory, or the given baseDir); the bytes are the Audio's own.
+setDefaultLocalAudioResolver((url, baseDir) => {
+  const p = localPathOf(url, baseDir ?? process.cwd());
+  if (!p || !isFile(p)) return null;
+  return { path: p, bytes: new Uint8Array(readFileSync(p)) };
+});
 
 /** A resolver for `Audio` urls that reads existing local files relative to `baseDir`. */
 function localAudioResolver(baseDir: string): (url: string) => ResolvedLocalFile | null {
