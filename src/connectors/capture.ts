@@ -12,6 +12,7 @@ import type { TurnEndCause } from "./types.js";
 /** end_reason values Agent Responsiveness recognises (voice-metrics.md §5.5). */
 export type EndReason = "agent_hangup" | "error" | "idle_timeout";
 
+/** A caller turn as captured: its text, audio and timing on the call clock. */
 export interface CallerTurnRecord {
   role: "user";
   /** The audio actually spoken, at `sampleRate`, without the trailing-silence pad. */
@@ -36,6 +37,7 @@ export interface CallerTurnRecord {
   stopped?: boolean;
 }
 
+/** An agent turn as captured: its audio, transcript, timing and latencies on the call clock. */
 export interface AgentTurnRecord {
   role: "assistant";
   pcm: Int16Array;
@@ -54,6 +56,7 @@ export interface AgentTurnRecord {
   interruptionSignalled?: boolean;
 }
 
+/** One captured turn, caller or agent. */
 export type CapturedTurn = CallerTurnRecord | AgentTurnRecord;
 
 /** Everything `voxmetrics call` knows about one call. */
@@ -98,6 +101,7 @@ export interface CapturedClip {
   startSample: number;
 }
 
+/** A call captured in memory: the deepeval test case and the rendered audio files, before writing. */
 export interface BuiltCapture {
   testCase: ConversationalTestCase;
   /** Clips in turn order (turns without audio have none). */
@@ -107,6 +111,7 @@ export interface BuiltCapture {
   originAt: number;
 }
 
+/** Options of buildCapture: where and how the captured call is rendered. */
 export interface BuildCaptureOptions {
   /** Rate every stored clip shares (so the combined render holds each clip sample for sample). */
   sampleRate?: number;

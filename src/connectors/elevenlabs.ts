@@ -3,6 +3,7 @@ import { ConnectorError } from "./errors.js";
 import type { InboundMessage, WebSocketConnectorOptions } from "./websocket.js";
 import { WebSocketConnector } from "./websocket.js";
 
+/** Options of the ElevenLabs conversational-agent connector. */
 export interface ElevenLabsConnectorOptions extends Omit<WebSocketConnectorOptions, "url" | "sendKey" | "binaryOutbound" | "receiveAudioKey" | "binaryInbound" | "receiveTranscriptKey" | "turnCompleteType" | "typeKey" | "readyOn" | "readyMessageType" | "encoding" | "initMessages"> {
   /** The agent id (required unless `url` is given). */
   agentId?: string;

@@ -95,6 +95,7 @@ type Resolved = Required<Omit<WebSocketConnectorOptions, keyof BaseConnectorOpti
   readyMessageType: string | null;
 };
 
+/** Defaults of the generic WebSocket connector. */
 export const DEFAULT_WEBSOCKET_CONNECTOR_OPTIONS = Object.freeze({
   headers: Object.freeze({}) as Record<string, string>,
   sampleRate: 24000,
@@ -114,6 +115,7 @@ export const DEFAULT_WEBSOCKET_CONNECTOR_OPTIONS = Object.freeze({
   maxFrameBytes: 4 * 1024 * 1024,
 });
 
+/** WebSocket connector options overlaid on their defaults and validated. */
 export function resolveWebSocketConnectorOptions(o: WebSocketConnectorOptions): Resolved {
   const d = DEFAULT_WEBSOCKET_CONNECTOR_OPTIONS;
   if (typeof o.url !== "string" || !/^wss?:\/\//.test(o.url)) throw new ConnectorError("INVALID_OPTION", `url must start with ws:// or wss://, got ${JSON.stringify(o.url)}`, { frame: "url" });

@@ -16,6 +16,7 @@ export const INPUT_FORMATS = [
   "wav",
 ] as const;
 
+/** An input format id (the values of `--input-format` and `source.format`). */
 export type InputFormat = (typeof INPUT_FORMATS)[number];
 
 /**
@@ -68,6 +69,7 @@ export interface IngestOptions {
 
 /** The input that means standard input, and how it is shown in ids and messages. */
 export const STDIN_INPUT = "-";
+/** How standard input is named in ids and messages. */
 export const STDIN_DISPLAY = "<stdin>";
 
 /** The resolved defaults. */

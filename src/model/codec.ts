@@ -4,8 +4,10 @@ import { VoxError } from "./errors.js";
 import { lineAndColumn, locateRecordSyntaxError, parseRecord, scanJsonRecords } from "./json-records.js";
 import { createTestCase, TEST_CASE_MESSAGES, type ConversationalTestCase, type Role, type Turn } from "./test-case.js";
 
+/** Audio acceptance: `deepeval` accepts exactly what deepeval does (16-bit PCM WAV); `voxmetrics` anything decodable. */
 export type CompatMode = "voxmetrics" | "deepeval";
 
+/** Options of reading test-case JSON: compat mode, file name for messages, how local urls resolve. */
 export interface CodecOptions {
   /** `deepeval` reproduces the reference exactly; `voxmetrics` (default) adds helpful extensions. */
   compat?: CompatMode;

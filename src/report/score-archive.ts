@@ -11,6 +11,7 @@ import { ResultWriter } from "./jsonl-writer.js";
 import { ThresholdTally, type ThresholdReport } from "./gates.js";
 import { SummaryAccumulator, type RunSummary } from "./summary.js";
 
+/** Options of scoreArchive: inputs, outputs (JSONL, summary, CSV), resume, and the ingest, score and pool options. */
 export interface ScoreArchiveOptions {
   inputs: string[];
   /** Results JSONL; null writes to stdout. */
@@ -31,6 +32,7 @@ export interface ScoreArchiveOptions {
   onRecord?: (record: RecordDigest) => void;
 }
 
+/** What scoreArchive returns: the summary, counts, whether it was interrupted, warnings and the threshold report. */
 export interface ScoreArchiveResult {
   summary: RunSummary;
   /** Calls scored by this run (not counting resumed ones). */

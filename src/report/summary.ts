@@ -2,6 +2,7 @@
 import { percentile } from "../analysis/percentile.js";
 import type { RecordDigest } from "../scoring/record.js";
 
+/** One metric's statistics over a run: count, skipped, errors, mean, p50, p95, pass rate. */
 export interface MetricSummary {
   count: number;
   skipped: number;
@@ -12,6 +13,7 @@ export interface MetricSummary {
   pass_rate: number | null;
 }
 
+/** The `--summary` JSON: call counts, elapsed time and per-metric statistics. */
 export interface RunSummary {
   calls: number;
   ok: number;

@@ -12,6 +12,7 @@ import { VoxError, type ErrorCode } from "../model/errors.js";
 
 /** Which measurements `analyze` computes: deepeval's parity set, the loudness part of the standards set, the whole standards set, or both sets. */
 export const MEASUREMENT_SETS = ["parity", "loudness", "standards", "all"] as const;
+/** Which measurements analyzeFile computes. */
 export type MeasurementSet = (typeof MEASUREMENT_SETS)[number];
 
 /** Every option of file analysis; defaults in DEFAULT_ANALYZE_FILE_OPTIONS. */
@@ -33,6 +34,7 @@ export interface AnalyzeFileOptions {
   acoustics: Partial<AcousticsOptions>;
 }
 
+/** Defaults of analyzeFile: both sets, voxmetrics acceptance. */
 export const DEFAULT_ANALYZE_FILE_OPTIONS: Readonly<AnalyzeFileOptions> = Object.freeze({ set: "all", compat: "voxmetrics", acoustics: Object.freeze({}) } satisfies AnalyzeFileOptions);
 
 /** Defaults overlaid with `partial`; an unknown set or mode is an INVALID_OPTION naming the field. */

@@ -15,6 +15,7 @@ export interface TimelineRecord {
   latency_ms: LatencySummary;
 }
 
+/** A call's timeline record with what the table view also shows (untimed turns, warnings, name, turn texts). */
 export interface CallTimeline {
   record: TimelineRecord;
   /** Turns with audio but no start_time: they are not on the timeline. */

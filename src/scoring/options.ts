@@ -37,6 +37,7 @@ export interface ScoreOptions {
 /** What a caller may give: any of the options; `acoustics` also as true (every default) or a partial set. */
 export type ScoreOptionsInput = Partial<Omit<ScoreOptions, "acoustics">> & { acoustics?: boolean | Partial<AcousticsOptions> | null };
 
+/** Defaults of scoring: all seven metrics, threshold 0.5, not strict, voxmetrics acceptance, no acoustics. */
 export const DEFAULT_SCORE_OPTIONS: Readonly<ScoreOptions> = Object.freeze({
   metrics: Object.freeze([]) as readonly string[],
   threshold: 0.5,

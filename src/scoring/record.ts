@@ -8,6 +8,7 @@ import type { MetricResult } from "../metrics/base-metric.js";
 import type { ErrorCode } from "../model/errors.js";
 import type { TurnRecord } from "./score-test-case.js";
 
+/** The `error` of an error record: a stable code and a message naming the file, place and field. */
 export interface RecordError {
   code: ErrorCode;
   message: string;

@@ -42,6 +42,7 @@ export interface PocketsphinxOptions {
   extraArgs: readonly string[];
 }
 
+/** Defaults of the pocketsphinx speech-to-text. */
 export const DEFAULT_POCKETSPHINX_OPTIONS: Readonly<PocketsphinxOptions> = Object.freeze({
   binary: null,
   modelDir: "/usr/share/pocketsphinx/model/en-us",

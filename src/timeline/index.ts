@@ -2,6 +2,7 @@
 import { percentile } from "../analysis/percentile.js";
 import type { Role, Turn } from "../model/test-case.js";
 
+/** A turn placed on the call clock: its index in `turns`, role, start, duration and end (seconds). */
 export interface TimelineEntry {
   /** 0-based position of the turn in `test_case.turns`. */
   turn_index: number;
@@ -11,8 +12,10 @@ export interface TimelineEntry {
   end_time: number;
 }
 
+/** How one speaker hands over to the other: a gap, a caller barge-in, or an agent overlap. */
 export type TransitionKind = "gap" | "user_barge_in" | "agent_overlap";
 
+/** A change of speaker on the timeline: the two turns, its kind and the gap (negative: overlap). */
 export interface Transition {
   from_turn: number;
   to_turn: number;

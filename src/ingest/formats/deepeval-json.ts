@@ -47,6 +47,7 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === "object" && !Array.isArray(v);
 }
 
+/** Options of loadDeepevalJsonFile / parseDeepevalJsonText. */
 export interface DeepevalJsonOptions {
   compat?: CompatMode;
   /** Name of the file in messages (defaults to the path). */
