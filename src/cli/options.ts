@@ -60,7 +60,7 @@ export function thresholdOption(): Option {
 
 /** `--workers <n>`: worker threads (0 scores in the main thread). */
 export function workersOption(): Option {
-  return new Option("--workers <n>", "worker threads (0 = score in the main thread)").argParser(parseNumber(0, true)).default(DEFAULT_POOL_OPTIONS.workers, "the number of CPU cores");
+  return new Option("--workers <n>", "worker threads (0 = score in the main thread)").argParser(parseNumber(0, true)).default(DEFAULT_POOL_OPTIONS.workers);
 }
 
 /** `--set <set>`: which measurements `analyze` computes. */

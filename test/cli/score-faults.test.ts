@@ -7,7 +7,7 @@ import { decodeAudio, writeWavPcm16 } from "../../src/audio/index.js";
 import type { ResultRecord } from "../../src/scoring/record.js";
 import { REPO_ROOT } from "../helpers/shared.js";
 import { ensureBuilt } from "../helpers/dist.js";
-import { runCli } from "./score-program.js";
+import { lastStderr, runCli } from "./score-program.js";
 import { bareId } from "../helpers/ids.js";
 
 const SAMPLE = join(REPO_ROOT, "fixtures", "sample-archive");
@@ -78,6 +78,7 @@ describe("score on an archive full of bad inputs", () => {
     const code = await runCli(["score", archive, ...explicit, "--out", out, "--workers", "2", "--summary", join(tmp, "out", "summary.json")]);
     // A named input that is missing makes the run exit 1 (its error record is still written).
     expect(code).toBe(1);
+    expect(lastStderr()).toContain(`voxmetrics: 1 input(s) missing or unreadable: ${join(tmp, "explicit", "nowhere.json")}`);
     const records = readFileSync(out, "utf8").trim().split("\n").map((l) => JSON.parse(l) as ResultRecord);
     // Ids are the file name, the record and a content digest (whatever folder was passed): compare the readable part.
     const key = (id: string) => bareId(id);

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { REPO_ROOT } from "../helpers/shared.js";
 import { ensureBuilt } from "../helpers/dist.js";
-import { runCli } from "./score-program.js";
+import { lastStderr, runCli } from "./score-program.js";
 import { bareId } from "../helpers/ids.js";
 
 const ARCHIVE = join(REPO_ROOT, "fixtures", "sample-archive");
@@ -49,6 +49,7 @@ describe("voxmetrics score", () => {
     const stdout = captureStdout();
     const code = await runCli(["score", join(ARCHIVE, "calls", "more.jsonl"), "--metrics", "agent-responsiveness", "--fail-under", "0.99", "--workers", "0"]);
     expect(code).toBe(2);
+    expect(lastStderr()).toBe("voxmetrics: --fail-under 0.99: Agent Responsiveness mean 0.6667 < 0.99\n");
     const lines = stdout().trim().split("\n").map((l) => JSON.parse(l));
     expect(lines.map((l) => bareId(l.id))).toEqual(["more.jsonl#0", "more.jsonl#1", "more.jsonl#2"]);
     expect(Object.keys(lines[0].metrics)).toEqual(["Agent Responsiveness"]);
