@@ -8,5 +8,10 @@ if (!existsSync(fileURLToPath(entry))) {
   process.stderr.write("voxmetrics: not built yet; run `npm run build` (npm install does it) in the package folder.\n");
   process.exit(1);
 }
+// A reader that stops early (`voxmetrics score … | head`) closes the pipe: stop quietly, as Unix tools do.
+process.stdout.on("error", (e) => {
+  if (e.code === "EPIPE") process.exit(0);
+  throw e;
+});
 const { main } = await import(entry.href);
 process.exitCode = await main(process.argv);

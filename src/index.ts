@@ -1,8 +1,8 @@
 // The public library API of voxmetrics, named export by export so that no internal helper leaks out.
 
 // The data model (deepeval's Audio, Turn, ConversationalTestCase) and its JSON codec.
-export { Audio, AudioValidationError, type AudioInit } from "./model/audio.js";
-export { parseTestCaseText, testCaseFromJson, testCaseToJson, type CodecOptions, type CompatMode, type ParsedTestCase } from "./model/codec.js";
+export { Audio, AudioValidationError, type AudioInit, type AudioOptions } from "./model/audio.js";
+export { parseTestCaseText, testCaseFromJson, testCaseToJson, type CodecOptions, type CompatMode, type ParsedTestCase, type ParsedTestCaseError, type ParsedTestCaseOk } from "./model/codec.js";
 export { VoxError, type ErrorCode } from "./model/errors.js";
 export { createTestCase, type ConversationalTestCase, type Role, type Turn } from "./model/test-case.js";
 
@@ -23,20 +23,24 @@ export { isMeasurementError, type ClipMeasurements, type MeasurementError, type 
 export { DEFAULT_INTEGRITY_OPTIONS, resolveIntegrityOptions, type IntegrityBlock, type IntegrityOptions } from "./analysis/integrity.js";
 
 // The call timeline and the seven metrics.
-export { buildTimeline, findTransitions, latencySummaryMs, responseLatenciesMs, type TimelineEntry, type Transition, type TransitionKind } from "./timeline/index.js";
+export { buildTimeline, findTransitions, LATENCY_PERCENTILE_MIN_SAMPLES, latencySummaryMs, responseLatenciesMs, type LatencySummary, type TimelineEntry, type Transition, type TransitionKind } from "./timeline/index.js";
 export {
   AgentResponsivenessMetric,
+  assertTest,
   AudioIntegrityMetric,
   BaseVoiceMetric,
   createMetrics,
   DEFAULT_METRIC_OPTIONS,
   evaluate,
   METRICS,
+  MetricAssertionError,
   SpeechIntelligibilityMetric,
   TurnTakingNaturalnessMetric,
   VoiceConsistencyMetric,
   VoiceNaturalnessMetric,
   VoiceReliabilityMetric,
+  type MetricData,
+  type MetricInfo,
   type MetricOptions,
   type MetricResult,
   type TestResult,
@@ -68,8 +72,8 @@ export { evaPercentile, splitReplies, type AgentReply, type CallerReply } from "
 
 // Reading calls: every input format, and deepeval JSON files directly.
 export { loadDeepevalJsonFile, parseDeepevalJsonText, type DeepevalJsonOptions } from "./ingest/formats/deepeval-json.js";
-export { discoverCalls, loadCall } from "./ingest/index.js";
-export { DEFAULT_INGEST_OPTIONS, INPUT_FORMATS, resolveIngestOptions, type AgentChannel, type CallRef, type Discovery, type IngestOptions, type InputFormat } from "./ingest/types.js";
+export { callNameOf, discoverCalls, loadCall } from "./ingest/index.js";
+export { DEFAULT_INGEST_OPTIONS, FORCIBLE_INPUT_FORMATS, INPUT_FORMATS, STDIN_DISPLAY, STDIN_INPUT, WAV_NOT_FORCIBLE, resolveIngestOptions, type AgentChannel, type CallRef, type Discovery, type IngestOptions, type InputFormat } from "./ingest/types.js";
 
 // The scoring pipeline: a test case, a call, an audio file, a call's timeline; and whole archives.
 export {
@@ -83,6 +87,8 @@ export {
   scoreCall,
   scoreTestCase,
   timelineOfCall,
+  type AnalyzeFileError,
+  type AnalyzeFileOk,
   type AnalyzeFileOptions,
   type AnalyzeFileResult,
   type CallReadOptions,
@@ -119,6 +125,7 @@ export {
   type QueueWorkerStats,
   type ShardSpec,
 } from "./queue/index.js";
+export { failUnder, type BelowThreshold, type GateFailure, type ThresholdReport } from "./report/index.js";
 
 // Speech models (spec §L9): TTS / STT contracts, pocketsphinx offline STT, OpenAI-compatible clients.
 export type { SpeechToText, SynthesisResult, SynthesizeOptions, TextToSpeech, TranscribeOptions, TranscriptionResult } from "./speech/types.js";

@@ -11,6 +11,7 @@ import { measureIntegrity, type IntegrityBlock, type IntegrityOptions } from "./
 import { assembleParityMeasurements } from "./parity.js";
 import type { ClipMeasurements } from "./types.js";
 
+/** Options of CallAnalysis: audio acceptance (compat) and the standards-set options per clip. */
 export interface CallAnalysisOptions {
   /**
    * `deepeval`: audio accepted exactly as deepeval accepts it; `voxmetrics`: anything decodable.

@@ -22,8 +22,10 @@ export interface MeasurementError {
   error: string;
 }
 
+/** A clip's parity-set measurements, or deepeval's error when the clip could not be decoded. */
 export type ClipMeasurements = ParityMeasurements | MeasurementError;
 
+/** True when a clip's measurements are deepeval's decode error rather than values. */
 export function isMeasurementError(m: ClipMeasurements): m is MeasurementError {
   return (m as MeasurementError).error !== undefined;
 }

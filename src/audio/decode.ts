@@ -10,6 +10,7 @@ import { isWaveFile, sniffAudio } from "./sniff.js";
 import type { DecodedAudio } from "./types.js";
 import { CompatWavError, readCompatWav } from "./wav-compat.js";
 
+/** Options of decodeAudio: audio acceptance (compat) and the name used in error messages. */
 export interface DecodeOptions {
   compat?: CompatMode;
   /** Name used in messages (file path or `turns[3].audio`). */

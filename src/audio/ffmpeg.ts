@@ -76,7 +76,17 @@ export function ffmpegToWav(
     return { ok: false, code: "DECODE_ERROR", message: `ffmpeg could not run: ${run.error.message}` };
   }
   if (run.status !== 0 || run.stdout.length <= 44) {
-    const why = run.stderr.toString("utf8").trim().split("\n").slice(-2).join(" ").trim();
+    // ffmpeg's words without the temporary file's name and its "[demuxer @ 0x…]" prefixes: the caller names the user's file.
+    const why = run.stderr
+      .toString("utf8")
+      .split(input + ": ").join("")
+      .split(input).join("the input")
+      .replace(/\[[^\]\n]* @ 0x[0-9a-f]+\] ?/g, "")
+      .trim()
+      .split("\n")
+      .slice(-2)
+      .join(" ")
+      .trim();
     return { ok: false, code: "DECODE_ERROR", message: `ffmpeg could not decode it${why ? `: ${why}` : ""}` };
   }
   const out = run.stdout;

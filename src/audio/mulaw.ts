@@ -27,12 +27,14 @@ export function mulawDecodeSample(byte: number): number {
   return u & 0x80 ? -magnitude : magnitude;
 }
 
+/** G.711 μ-law encode 16-bit PCM (one byte per sample). */
 export function mulawEncode(pcm: Int16Array): Uint8Array {
   const out = new Uint8Array(pcm.length);
   for (let i = 0; i < pcm.length; i++) out[i] = mulawEncodeSample(pcm[i]);
   return out;
 }
 
+/** G.711 μ-law decode to 16-bit PCM. */
 export function mulawDecode(bytes: Uint8Array): Int16Array {
   const out = new Int16Array(bytes.length);
   for (let i = 0; i < bytes.length; i++) out[i] = mulawDecodeSample(bytes[i]);

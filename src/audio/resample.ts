@@ -66,12 +66,14 @@ export interface BandLimitedOptions {
   kaiserBeta?: number;
 }
 
+/** Defaults of the band-limited resampler. */
 export const DEFAULT_BAND_LIMITED_OPTIONS: Readonly<Required<BandLimitedOptions>> = Object.freeze({
   zeroCrossings: 16,
   passband: 0.92,
   kaiserBeta: 9,
 });
 
+/** Band-limited resampler options overlaid on DEFAULT_BAND_LIMITED_OPTIONS. */
 export function resolveBandLimitedOptions(o: BandLimitedOptions = {}): Required<BandLimitedOptions> {
   const r = { ...DEFAULT_BAND_LIMITED_OPTIONS, ...o };
   if (!Number.isInteger(r.zeroCrossings) || r.zeroCrossings < 2 || r.zeroCrossings > 128) throw new RangeError(`zeroCrossings must be an integer in [2, 128], got ${r.zeroCrossings}`);

@@ -1,4 +1,7 @@
 // The flags every command shares, built from the library's DEFAULT_* option objects, so that `--help` shows the defaults the code uses.
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { basename, dirname, join } from "node:path";
 import { InvalidArgumentError, Option } from "commander";
 import {
   DEFAULT_ANALYZE_FILE_OPTIONS,
@@ -6,24 +9,30 @@ import {
   DEFAULT_AUDIO_LIMITS,
   DEFAULT_INGEST_OPTIONS,
   DEFAULT_SCORE_OPTIONS,
-  INPUT_FORMATS,
+  FORCIBLE_INPUT_FORMATS,
+  WAV_NOT_FORCIBLE,
   MEASUREMENT_SETS,
   METRIC_PROFILES,
   type AgentChannel,
   type CompatMode,
+  type InputFormat,
 } from "../index.js";
 import { DEFAULT_POOL_OPTIONS, DEFAULT_WORKER_HEAP_MB } from "../pool/index.js";
 
-/** A commander parser for a number ≥ `min` (an integer when `integer`), with the reason on a bad value. */
-export function parseNumber(min: number, integer: boolean) {
+/** A commander parser for a number in [`min`, `max`] (an integer when `integer`), with the reason on a bad value. */
+export function parseNumber(min: number, integer: boolean, max = Infinity) {
   return (value: string): number => {
-    const n = Number(value);
-    if (!Number.isFinite(n) || n < min || (integer && !Number.isInteger(n))) {
-      throw new InvalidArgumentError(`expected ${integer ? "an integer" : "a number"} ≥ ${min}, got "${value}"`);
+    const n = value.trim() === "" ? NaN : Number(value);
+    if (!Number.isFinite(n) || n < min || n > max || (integer && !Number.isInteger(n))) {
+      const range = max === Infinity ? `≥ ${min}` : `between ${min} and ${max}`;
+      throw new InvalidArgumentError(`expected ${integer ? "an integer" : "a number"} ${range}, got "${value}"`);
     }
     return n;
   };
 }
+
+/** A commander parser for a score in [0, 1] (thresholds and gates). */
+export const parseScore = parseNumber(0, false, 1);
 
 const COMPAT_MODES: readonly CompatMode[] = ["voxmetrics", "deepeval"];
 const AGENT_CHANNELS: readonly AgentChannel[] = ["left", "right"];
@@ -42,7 +51,11 @@ export function profileOption(): Option {
 
 /** `--input-format <format>`: skip detection. */
 export function inputFormatOption(description: string): Option {
-  return new Option("--input-format <format>", description).choices(INPUT_FORMATS);
+  return new Option("--input-format <format>", `${description} (${FORCIBLE_INPUT_FORMATS.join(", ")})`).argParser((value: string): InputFormat => {
+    if (value === "wav") throw new InvalidArgumentError(WAV_NOT_FORCIBLE);
+    if (!(FORCIBLE_INPUT_FORMATS as readonly string[]).includes(value)) throw new InvalidArgumentError(`expected one of ${FORCIBLE_INPUT_FORMATS.join(", ")}`);
+    return value as InputFormat;
+  });
 }
 
 /** `--agent-channel <side>`: the agent's side of dual-channel recordings. */
@@ -52,7 +65,7 @@ export function agentChannelOption(description: string): Option {
 
 /** `--threshold <n>`: the pass mark of every metric. */
 export function thresholdOption(): Option {
-  return new Option("--threshold <n>", "threshold for every metric").argParser(parseNumber(0, false)).default(DEFAULT_SCORE_OPTIONS.threshold);
+  return new Option("--threshold <n>", "threshold for every metric (0–1)").argParser(parseScore).default(DEFAULT_SCORE_OPTIONS.threshold);
 }
 
 /** `--workers <n>`: worker threads (0 scores in the main thread). */
@@ -113,4 +126,59 @@ export function workerHeapOption(): Option {
   return new Option("--worker-heap-mb <n>", "JavaScript heap limit of each worker (MB); an input that needs more is one error record")
     .argParser(parsePositive(true))
     .default(DEFAULT_WORKER_HEAP_MB);
+}
+
+/**
+ * Make sure an output file can be written before any work starts: its folder is created, and a
+ * probe file written and removed there. Throws an Error naming the option and the path.
+ */
+export function checkOutputPath(option: string, path: string): void {
+  const fail = (why: string): never => {
+    throw new Error(`${option} ${path}: ${why}`);
+  };
+  const reason = (e: unknown) => {
+    const err = e as NodeJS.ErrnoException;
+    return err.code ? `${err.code}${err.syscall ? ` (${err.syscall})` : ""}` : String(err.message);
+  };
+  let isDir = false;
+  try {
+    isDir = statSync(path).isDirectory();
+  } catch {
+    // absent: fine
+  }
+  if (isDir) fail("is a folder; name a file");
+  const dir = dirname(path);
+  try {
+    mkdirSync(dir, { recursive: true });
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    fail(code === "EEXIST" || code === "ENOTDIR" ? `cannot create its folder ${dir}: a file is in the way` : `cannot create its folder ${dir}: ${reason(e)}`);
+  }
+  const probe = join(dir, `.${basename(path)}.${process.pid}.probe`);
+  try {
+    writeFileSync(probe, "");
+    unlinkSync(probe);
+  } catch (e) {
+    fail(`cannot write in ${dir}: ${reason(e)}`);
+  }
+}
+
+/** True when stderr may carry terminal escape sequences: a terminal, NO_COLOR unset (https://no-color.org), TERM not dumb. */
+export function stderrIsRichTerminal(): boolean {
+  return Boolean(process.stderr.isTTY) && !process.env.NO_COLOR && process.env.TERM !== "dumb";
+}
+
+/** `-` as an output path: standard output. */
+export const STDOUT_PATH = "-";
+
+/**
+ * Save standard input to a temporary file (the pool's workers read calls by path) and return it with
+ * its cleanup. Refuses a terminal: the data must be piped or redirected in.
+ */
+export function saveStdin(): { path: string; cleanup: () => void } {
+  if (process.stdin.isTTY) throw new Error('the input "-" reads standard input, which is a terminal: pipe or redirect the JSON or JSONL in');
+  const dir = mkdtempSync(join(tmpdir(), "voxmetrics-stdin-"));
+  const path = join(dir, "stdin.json");
+  writeFileSync(path, readFileSync(0));
+  return { path, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }

@@ -1,9 +1,9 @@
 // `voxmetrics score <inputs...>`: scores archives through the worker pool into JSONL, summary and CSV, with progress and resume.
-import { mkdirSync } from "node:fs";
-import { dirname, resolve } from "node:path";
+import { accessSync, constants } from "node:fs";
+import { resolve } from "node:path";
 import { Command } from "commander";
-import { DEFAULT_QUEUE_OPTIONS, formatSummaryTable, scoreArchive, writeHtmlReportOfResults, type AgentChannel, type CompatMode, type InputFormat, type MetricProfile, type QueueStatus, type RunSummary } from "../index.js";
-import { agentChannelOption, callTimeoutOption, compatOption, embedAudioOption, inputFormatOption, maxAudioSecondsOption, maxChannelsOption, parseNumber, profileOption, thresholdOption, workerHeapOption, workersOption } from "./options.js";
+import { DEFAULT_QUEUE_OPTIONS, failUnder, formatSummaryTable, scoreArchive, STDIN_INPUT, writeHtmlReportOfResults, type AgentChannel, type CompatMode, type InputFormat, type MetricProfile, type QueueStatus, type ScoreArchiveResult } from "../index.js";
+import { agentChannelOption, callTimeoutOption, checkOutputPath, compatOption, embedAudioOption, inputFormatOption, maxAudioSecondsOption, maxChannelsOption, parseNumber, parseScore, profileOption, saveStdin, stderrIsRichTerminal, STDOUT_PATH, thresholdOption, workerHeapOption, workersOption } from "./options.js";
 
 interface ScoreFlags {
   out?: string;
@@ -17,12 +17,15 @@ interface ScoreFlags {
   csv?: string;
   resume?: boolean;
   failUnder?: number;
+  failOnThreshold?: boolean;
   inputFormat?: InputFormat;
   agentChannel: AgentChannel;
   inferStartTimes: boolean;
   acoustics?: boolean;
   progress?: boolean;
   printSummary?: boolean;
+  quiet?: boolean;
+  verbose?: boolean;
   html?: string;
   embedAudio?: boolean;
   shard?: string;
@@ -42,6 +45,7 @@ const DECODE_TIMEOUT_MARGIN_S = 1;
 
 /** Exit code of an interrupted run (128 + SIGINT), as shells report it. */
 const EXIT_INTERRUPTED = 130;
+const EXIT_ERROR = 1;
 const EXIT_GATE_FAILED = 2;
 /** Progress redraw interval on a terminal, and line interval when forced into a pipe (ms). */
 const TTY_REDRAW_MS = 200;
@@ -51,9 +55,9 @@ export function registerScoreCommand(program: Command): void {
   program
     .command("score")
     .description("score calls: deepeval test cases (JSON/JSONL), deepeval simulation folders, Voice Live datasets and outputs, dual-channel recordings, folders of them")
-    .argument("<inputs...>", "files or folders (folders are recursed, each file dispatched by kind)")
-    .option("-o, --out <file.jsonl>", "results, one JSON line per call (default: stdout)")
-    .option("--metrics <list>", "comma list of metric names or ids (default: all seven)")
+    .argument("<inputs...>", "files or folders (folders are recursed, each file dispatched by kind); - reads deepeval JSON or JSONL from stdin (relative audio urls resolve against the working directory)")
+    .option("-o, --out <file.jsonl>", "results, one JSON line per call (default, or -: stdout)")
+    .option("--metrics <list>", "comma list of metric ids, names or deepeval class names (default: all seven; docs/metrics.md)")
     .addOption(thresholdOption())
     .option("--strict", "strict mode for every metric")
     .addOption(compatOption("audio acceptance: 'deepeval' accepts exactly what deepeval accepts"))
@@ -62,13 +66,16 @@ export function registerScoreCommand(program: Command): void {
     .option("--summary <file.json>", "aggregate per metric (mean, p50, p95, pass rate, skipped, errors), written atomically")
     .option("--csv <file.csv>", "one row per call and metric")
     .option("--resume", "skip calls whose id is already in --out; append the rest")
-    .option("--fail-under <n>", "exit 2 if any metric's mean score is below n", parseNumber(0, false))
+    .option("--fail-under <n>", "exit 2 if any metric's mean score is below n (0–1), or nothing was scored", parseScore)
+    .option("--fail-on-threshold", "exit 2 if any scored metric of any call is below its threshold (deepeval's assert_test), listing the worst")
     .addOption(inputFormatOption("read every input as this format instead of detecting it"))
     .addOption(agentChannelOption("agent side of dual-channel recordings (the caller is on the other)"))
     .option("--no-infer-start-times", "do not recover deepeval simulation start times from deepeval-conversation.wav")
     .option("--acoustics", "add the standards-set acoustics block to every turn")
     .option("--progress", "show progress on stderr even when it is not a terminal")
     .option("--print-summary", "print the summary table when done (stdout, or stderr when results go to stdout)")
+    .option("-q, --quiet", "no progress and no warnings on stderr (errors and gate results still)")
+    .option("-v, --verbose", "also list each call as it finishes and every file passed over")
     .option("--html <file.html>", "also write the HTML report of the results (needs --out)")
     .addOption(embedAudioOption())
     .option("--queue <redis-url>", "score through a Redis queue (BullMQ) with `voxmetrics worker` processes on any machines, e.g. redis://host:6379/0; this process stays the only writer of the results")
@@ -82,14 +89,25 @@ export function registerScoreCommand(program: Command): void {
     .addOption(callTimeoutOption())
     .addOption(workerHeapOption())
     .action(async (inputs: string[], flags: ScoreFlags) => {
-      process.exitCode = await runScore(inputs, flags);
+      if (flags.out === STDOUT_PATH) flags.out = undefined;
+      const stdin = inputs.includes(STDIN_INPUT) ? saveStdin() : null;
+      try {
+        process.exitCode = await runScore(inputs, flags, stdin?.path);
+      } finally {
+        stdin?.cleanup();
+      }
     });
 }
 
-async function runScore(inputs: string[], flags: ScoreFlags): Promise<number> {
+async function runScore(inputs: string[], flags: ScoreFlags, stdinPath: string | undefined): Promise<number> {
+  if (flags.quiet && flags.verbose) throw new Error("--quiet and --verbose contradict each other; give one");
   if (flags.html && !flags.out) throw new Error("--html needs --out <file.jsonl>: the report is made from the results file");
-  for (const p of [flags.out, flags.summary, flags.csv, flags.html]) if (p) mkdirSync(dirname(p), { recursive: true });
-  const progress = new Progress(Boolean(flags.progress) || Boolean(process.stderr.isTTY), Boolean(process.stderr.isTTY));
+  for (const [option, path] of [["--out", flags.out], ["--summary", flags.summary], ["--csv", flags.csv], ["--html", flags.html]] as const) if (path) checkOutputPath(option, path);
+  const rich = stderrIsRichTerminal();
+  const progress = new Progress(!flags.quiet && (Boolean(flags.progress) || Boolean(process.stderr.isTTY)), rich);
+  const warn = (line: string) => {
+    if (!flags.quiet) progress.note(`warning: ${line}`);
+  };
   const abort = new AbortController();
   const onSigint = () => {
     if (abort.signal.aborted) process.exit(EXIT_INTERRUPTED);
@@ -97,6 +115,7 @@ async function runScore(inputs: string[], flags: ScoreFlags): Promise<number> {
     progress.note("interrupted: finishing the calls in flight (Ctrl-C again to stop at once); rerun with --resume to continue");
   };
   process.on("SIGINT", onSigint);
+  let skipped = 0;
   try {
     const result = await scoreArchive({
       inputs,
@@ -108,6 +127,7 @@ async function runScore(inputs: string[], flags: ScoreFlags): Promise<number> {
         inputFormat: flags.inputFormat,
         agentChannel: flags.agentChannel,
         inferStartTimes: flags.inferStartTimes,
+        stdinPath,
         allowOutsidePaths: flags.allowOutsidePaths ?? false,
         confinePaths: flags.confinePaths ? resolve(flags.confinePaths) : null,
       },
@@ -124,31 +144,93 @@ async function runScore(inputs: string[], flags: ScoreFlags): Promise<number> {
       shard: flags.shard,
       queue: flags.queue ? { url: flags.queue, name: flags.queueName, batchSize: flags.batchSize, onStatus: (s) => progress.setQueue(s) } : undefined,
       onDiscovered: (d, resumed) => {
-        for (const w of d.warnings) progress.note(`warning: ${w}`);
+        for (const w of d.warnings) warn(w);
+        if (flags.verbose) for (const s of d.skipped) progress.note(s);
+        skipped = d.skipped.length;
         progress.start(d.calls.length - resumed, resumed);
       },
-      onRecord: (r) => progress.tick(r.status === "error"),
+      onRecord: (r) => {
+        // Warnings of a call (e.g. the startTime alias) go to stderr as well as into its record.
+        for (const w of r.warnings ?? []) warn(`${r.source.path} (${r.id}): ${w}`);
+        if (flags.verbose) progress.note(r.status === "ok" ? `ok     ${r.id} (${Math.round(r.elapsed_ms)} ms)` : `error  ${r.id}: ${r.error?.message ?? ""}`);
+        progress.tick(r.status === "error");
+      },
     });
     progress.finish();
     if (flags.printSummary) (flags.out ? process.stdout : process.stderr).write(formatSummaryTable(result.summary));
     if (flags.html && flags.out) {
-      const { threshold, strict, compat, metrics, acoustics, failUnder } = flags;
+      const { threshold, strict, compat, profile, metrics, acoustics } = flags;
       await writeHtmlReportOfResults({
         results: flags.out,
         out: flags.html,
         embedAudio: flags.embedAudio ?? false,
-        run: { inputs, options: { threshold, strict: strict ?? false, compat, metrics: metrics ?? "all", acoustics: acoustics ?? false }, failUnder: failUnder ?? null, elapsedS: result.summary.elapsed_s, time: new Date().toISOString() },
+        run: { inputs, options: { threshold, strict: strict ?? false, compat, profile, metrics: metrics ?? "all", acoustics: acoustics ?? false }, failUnder: flags.failUnder ?? null, elapsedS: result.summary.elapsed_s, time: new Date().toISOString() },
       });
     }
     if (result.interrupted) return EXIT_INTERRUPTED;
-    return flags.failUnder !== undefined && gateFails(result.summary, flags.failUnder) ? EXIT_GATE_FAILED : 0;
+    return exitCode(inputs, flags, result, skipped);
   } finally {
     process.off("SIGINT", onSigint);
   }
 }
 
-function gateFails(summary: RunSummary, floor: number): boolean {
-  return Object.values(summary.metrics).some((m) => m.mean !== null && m.mean < floor);
+/** The named inputs that do not exist or cannot be read. */
+function unreadableInputs(inputs: string[]): string[] {
+  return inputs.filter((p) => {
+    if (p === STDIN_INPUT) return false;
+    try {
+      accessSync(p, constants.R_OK);
+      return false;
+    } catch {
+      return true;
+    }
+  });
+}
+
+/** 1 when inputs were missing or every call errored, 2 when a gate failed, else 0; says why on stderr. */
+function exitCode(inputs: string[], flags: ScoreFlags, result: ScoreArchiveResult, skipped: number): number {
+  const say = (line: string) => process.stderr.write(`voxmetrics: ${line}\n`);
+  const where = flags.out ? ` (error records in ${flags.out})` : "";
+  const missing = unreadableInputs(inputs);
+  const { calls, ok, errors } = result.summary;
+  let code = 0;
+  if (missing.length > 0) {
+    say(`${missing.length} input(s) missing or unreadable: ${missing.join(", ")}${where}`);
+    code = EXIT_ERROR;
+  } else if (calls === 0) {
+    say(`no calls found in ${inputs.join(", ")}${skipped ? ` (${skipped} mono clip(s) passed over, listed by --verbose: score reads call recordings; \`voxmetrics analyze\` measures clips)` : ""}`);
+    code = EXIT_ERROR;
+  } else if (ok === 0) {
+    say(`every call errored (${errors} of ${calls})${where}`);
+    code = EXIT_ERROR;
+  }
+  const underFailed = flags.failUnder !== undefined ? failUnderGate(flags.failUnder, result, say) : 0;
+  const gateFailed = underFailed + (flags.failOnThreshold ? thresholdGate(result, say) : 0);
+  return code || (gateFailed ? EXIT_GATE_FAILED : 0);
+}
+
+/** `--fail-under`: says which metrics' means are under the floor; 1 when the gate fails. */
+function failUnderGate(floor: number, result: ScoreArchiveResult, say: (line: string) => void): number {
+  const { failures, scored } = failUnder(result.summary, floor);
+  if (!scored) {
+    say(`--fail-under ${floor}: failed, no metric was scored`);
+    return 1;
+  }
+  for (const f of failures) say(`--fail-under ${floor}: ${f.metric} mean ${f.mean.toFixed(4)} < ${floor}`);
+  return failures.length > 0 ? 1 : 0;
+}
+
+/** `--fail-on-threshold`: lists the worst metric results below their threshold; 1 when the gate fails. */
+function thresholdGate(result: ScoreArchiveResult, say: (line: string) => void): number {
+  const { judged, below, worst } = result.belowThreshold;
+  if (judged === 0) {
+    say("--fail-on-threshold: failed, no metric was scored against a threshold");
+    return 1;
+  }
+  if (below === 0) return 0;
+  say(`--fail-on-threshold: ${below} of ${judged} metric result(s) below their threshold; worst ${worst.length}:`);
+  for (const w of worst) process.stderr.write(`  ${w.id}  ${w.metric}  ${w.score.toFixed(4)} < ${w.threshold}\n`);
+  return 1;
 }
 
 /** Progress on stderr: a redrawn line on a terminal, an occasional plain line in a pipe (with --progress). */

@@ -24,11 +24,13 @@ export interface BaseConnectorOptions {
   resampler?: ResamplerKind;
 }
 
+/** Defaults shared by every connector. */
 export const DEFAULT_BASE_CONNECTOR_OPTIONS: Readonly<Required<BaseConnectorOptions>> = Object.freeze({
   turnDetection: "balanced",
   resampler: "linear",
 });
 
+/** Base of the connectors: connection lifecycle, the uplink/downlink queues and `await using` support; transports implement the wire. */
 export abstract class BaseConnector implements VoiceConnector {
   /** The protocol family (§L1); every concrete connector must declare it. */
   abstract get protocol(): VoiceProtocol;

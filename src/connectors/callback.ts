@@ -18,6 +18,7 @@ export type VoiceAgentFunction = (audio: Audio) => Audio | ConnectorTurn | Promi
 /** A text agent: the caller's words in, the reply's words out. */
 export type TextAgentFunction = (text: string) => string | Promise<string>;
 
+/** Options of the CallbackConnector (an agent given as a function). */
 export interface CallbackConnectorOptions extends BaseConnectorOptions {
   /**
    * Rate of the audio handed to the agent and of the reply as recorded, in Hz.
@@ -26,6 +27,7 @@ export interface CallbackConnectorOptions extends BaseConnectorOptions {
   sampleRate?: number;
 }
 
+/** Defaults of the CallbackConnector. */
 export const DEFAULT_CALLBACK_CONNECTOR_OPTIONS = Object.freeze({ sampleRate: 24000 });
 
 function isConnectorTurn(v: unknown): v is ConnectorTurn {

@@ -19,6 +19,7 @@ export type EndReason = "agent_hangup" | "error" | "idle_timeout";
  */
 export type SimulationEndReason = "caller_sign_off" | "max_turns" | "hold_timeout" | "expected_outcome" | "caller_model_error";
 
+/** A caller turn as captured: its text, audio and timing on the call clock. */
 export interface CallerTurnRecord {
   role: "user";
   /** The audio actually spoken, at `sampleRate`, without the trailing-silence pad. */
@@ -45,6 +46,7 @@ export interface CallerTurnRecord {
   metadata?: Record<string, unknown>;
 }
 
+/** An agent turn as captured: its audio, transcript, timing and latencies on the call clock. */
 export interface AgentTurnRecord {
   role: "assistant";
   pcm: Int16Array;
@@ -67,6 +69,7 @@ export interface AgentTurnRecord {
   metadata?: Record<string, unknown>;
 }
 
+/** One captured turn, caller or agent. */
 export type CapturedTurn = CallerTurnRecord | AgentTurnRecord;
 
 /** Everything `voxmetrics call` knows about one call. */
@@ -115,6 +118,7 @@ export interface CapturedClip {
   startSample: number;
 }
 
+/** A call captured in memory: the deepeval test case and the rendered audio files, before writing. */
 export interface BuiltCapture {
   testCase: ConversationalTestCase;
   /** Clips in turn order (turns without audio have none). */
@@ -124,6 +128,7 @@ export interface BuiltCapture {
   originAt: number;
 }
 
+/** Options of buildCapture: where and how the captured call is rendered. */
 export interface BuildCaptureOptions {
   /** Rate every stored clip shares (so the combined render holds each clip sample for sample). */
   sampleRate?: number;

@@ -3,6 +3,7 @@ import { ConnectorError } from "./errors.js";
 import type { InboundMessage, WebSocketConnectorOptions } from "./websocket.js";
 import { WebSocketConnector } from "./websocket.js";
 
+/** Options of the ElevenLabs conversational-agent connector. */
 export interface ElevenLabsConnectorOptions extends Omit<WebSocketConnectorOptions, "url" | "sendKey" | "binaryOutbound" | "receiveAudioKey" | "binaryInbound" | "receiveTranscriptKey" | "turnCompleteType" | "typeKey" | "readyOn" | "readyMessageType" | "encoding" | "initMessages"> {
   /** The agent id (required unless `url` is given). */
   agentId?: string;
@@ -24,7 +25,7 @@ export interface ElevenLabsConnectorOptions extends Omit<WebSocketConnectorOptio
 const PCM_FORMAT = /^pcm_(\d+)$/;
 
 /** Where to connect: the given URL, a signed URL (with a key) or the public agent URL. */
-export async function elevenLabsUrl(o: ElevenLabsConnectorOptions, env: NodeJS.ProcessEnv = process.env): Promise<string> {
+export async function elevenLabsUrl(o: ElevenLabsConnectorOptions, env: Readonly<Record<string, string | undefined>> = process.env): Promise<string> {
   if (o.url) return o.url;
   if (!o.agentId) throw new ConnectorError("INVALID_OPTION", "agentId is required (or url for a local agent)", { frame: "agentId" });
   const host = o.apiBaseUrl ?? (o.region ? `https://api.${o.region}.elevenlabs.io` : "https://api.elevenlabs.io");

@@ -1,6 +1,7 @@
 // Connector errors: a VoxError with a stable code that names the call and the agent frame it is about.
 import { VoxError, type ErrorCode } from "../model/errors.js";
 
+/** A connector failure (connect, protocol, hang-up…), with its error code. */
 export class ConnectorError extends VoxError {
   constructor(code: ErrorCode, detail: string, context: { call?: string; frame?: string } = {}) {
     super(code, detail, { file: context.call, field: context.frame });

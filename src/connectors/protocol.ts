@@ -10,8 +10,10 @@ export const VoiceProtocol = Object.freeze({
 
 export type VoiceProtocol = (typeof VoiceProtocol)[keyof typeof VoiceProtocol];
 
+/** Every VoiceProtocol value. */
 export const VOICE_PROTOCOLS: readonly VoiceProtocol[] = Object.freeze(Object.values(VoiceProtocol));
 
+/** True when a value is one of the VoiceProtocol values. */
 export function isVoiceProtocol(value: unknown): value is VoiceProtocol {
   return typeof value === "string" && (VOICE_PROTOCOLS as readonly string[]).includes(value);
 }

@@ -1,7 +1,9 @@
 // An unbounded async queue with timed reads: transports push what they receive, the turn engine reads it with deadlines.
 
+/** The outcome of a timed AsyncQueue read: an item, a timeout, or the queue closed (with its error). */
 export type QueueRead<T> = { kind: "item"; item: T } | { kind: "timeout" } | { kind: "closed"; error: Error | null };
 
+/** An unbounded async queue with timed reads: transports push what they receive, the turn engine reads it with deadlines. */
 export class AsyncQueue<T> {
   private items: T[] = [];
   private head = 0;

@@ -6,6 +6,7 @@ import { WebSocketConnector } from "./websocket.js";
 /** How a caller turn ends: server VAD hears the trailing silence, or the client commits (push-to-talk). */
 export type RealtimeTurnMode = "server-vad" | "push-to-talk";
 
+/** Options of the RealtimeConnector (OpenAI Realtime / Azure Voice Live events). */
 export interface RealtimeConnectorOptions extends Omit<WebSocketConnectorOptions, "sendKey" | "binaryOutbound" | "receiveAudioKey" | "binaryInbound" | "receiveTranscriptKey" | "turnCompleteType" | "typeKey" | "readyOn" | "readyMessageType" | "encoding"> {
   /**
    * Server VAD with trailing silence, or push-to-talk (`input_audio_buffer.commit` + `response.create`, no pad).
@@ -24,6 +25,7 @@ export interface RealtimeConnectorOptions extends Omit<WebSocketConnectorOptions
   skipSessionUpdate?: boolean;
 }
 
+/** Defaults of the RealtimeConnector (OpenAI Realtime / Azure Voice Live). */
 export const DEFAULT_REALTIME_CONNECTOR_OPTIONS = Object.freeze({
   turnMode: "server-vad" as RealtimeTurnMode,
   apiVersion: "beta" as const,

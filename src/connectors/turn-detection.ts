@@ -2,8 +2,10 @@
 import { VoxError } from "../model/errors.js";
 import { SILENCE_RMS } from "./frames.js";
 
+/** deepeval's turn-detection presets. */
 export type TurnDetectionPreset = "eager" | "balanced" | "patient";
 
+/** deepeval's presets: end-of-turn silence (ms) and maximum turn length (s) of each. */
 export const TURN_DETECTION_PRESETS: Readonly<Record<TurnDetectionPreset, Readonly<{ endOfTurnSilenceMs: number; maxTurnTimeoutS: number }>>> =
   Object.freeze({
     eager: Object.freeze({ endOfTurnSilenceMs: 500, maxTurnTimeoutS: 20 }),
@@ -31,6 +33,7 @@ export interface TurnDetectionOptions {
   silenceThresholdRms?: number;
 }
 
+/** When the turn engine ends an agent turn: silence after speech, and a hard cap. */
 export interface TurnDetection {
   preset: TurnDetectionPreset;
   endOfTurnSilenceMs: number;
@@ -39,6 +42,7 @@ export interface TurnDetection {
   silenceThresholdRms: number;
 }
 
+/** The default turn detection (the `balanced` preset). */
 export const DEFAULT_TURN_DETECTION: Readonly<TurnDetection> = Object.freeze(resolveTurnDetection("balanced"));
 
 function isPreset(v: unknown): v is TurnDetectionPreset {

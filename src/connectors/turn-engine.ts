@@ -5,6 +5,7 @@ import type { AsyncQueue } from "./queue.js";
 import type { TurnDetection } from "./turn-detection.js";
 import type { AgentEvent, TurnEndCause } from "./types.js";
 
+/** Options of collectAgentTurn: turn detection, deadlines and cancellation. */
 export interface CollectOptions {
   /** Rate of the agent's PCM. */
   sampleRate: number;
@@ -44,6 +45,7 @@ export interface TurnProgress {
   pcm: () => Int16Array;
 }
 
+/** An agent turn as the turn engine collected it: audio, transcript, timing and why it ended. */
 export interface CollectedAgentTurn {
   /** Agent PCM from the first speech frame on, trailing silence included. */
   pcm: Int16Array;

@@ -84,6 +84,7 @@ export interface AudioFormat {
   encoding: "pcm16" | "mulaw";
 }
 
+/** Options of sending caller audio to the agent (pacing, trailing silence, cancellation). */
 export interface UplinkOptions {
   /**
    * Append the connector's trailing silence so the agent's VAD fires.

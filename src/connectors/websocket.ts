@@ -95,6 +95,7 @@ type Resolved = Required<Omit<WebSocketConnectorOptions, keyof BaseConnectorOpti
   readyMessageType: string | null;
 };
 
+/** Defaults of the generic WebSocket connector. */
 export const DEFAULT_WEBSOCKET_CONNECTOR_OPTIONS = Object.freeze({
   headers: Object.freeze({}) as Record<string, string>,
   sampleRate: 24000,
@@ -114,6 +115,7 @@ export const DEFAULT_WEBSOCKET_CONNECTOR_OPTIONS = Object.freeze({
   maxFrameBytes: 4 * 1024 * 1024,
 });
 
+/** WebSocket connector options overlaid on their defaults and validated. */
 export function resolveWebSocketConnectorOptions(o: WebSocketConnectorOptions): Resolved {
   const d = DEFAULT_WEBSOCKET_CONNECTOR_OPTIONS;
   if (typeof o.url !== "string" || !/^wss?:\/\//.test(o.url)) throw new ConnectorError("INVALID_OPTION", `url must start with ws:// or wss://, got ${JSON.stringify(o.url)}`, { frame: "url" });
@@ -168,7 +170,7 @@ export function setPath(path: string, value: unknown): Record<string, unknown> {
 }
 
 /** Expand `${NAME}` from the environment; a missing variable is an error naming the header and variable, never a value. */
-export function expandHeaders(headers: Record<string, string>, env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+export function expandHeaders(headers: Record<string, string>, env: Readonly<Record<string, string | undefined>> = process.env): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
     out[name] = String(value).replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, v: string) => {
@@ -204,6 +206,7 @@ export class WebSocketConnector extends BaseConnector {
     return VoiceProtocol.WEBSOCKET;
   }
   protected readonly options: Resolved;
+  /** @internal The open socket (a `ws` WebSocket; left out of the published types, which need no `ws` or Node typings). */
   protected ws: WebSocket | null = null;
   protected sendRate: number;
   protected recvRate: number;
@@ -431,6 +434,7 @@ export class WebSocketConnector extends BaseConnector {
     this.downlink.close(null);
   }
 
+  /** @internal The open socket, or a ConnectorError when the call is not connected. */
   protected requireOpen(): WebSocket {
     const ws = this.ws;
     if (!ws || ws.readyState !== WebSocket.OPEN) throw new ConnectorError("AGENT_HANGUP", "the connection is not open");

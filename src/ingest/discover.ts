@@ -1,15 +1,16 @@
 // Discovery (formats.md F0.2): walks the inputs, reads each entry just far enough to tell its format (folder listing, first JSON record, audio header) and asks that format's module for its calls.
+import { createHash } from "node:crypto";
 import { readdirSync, readFileSync, statSync } from "node:fs";
-import { basename, dirname, join, relative, resolve, sep } from "node:path";
+import { basename, join, resolve } from "node:path";
 import { sniffAudio } from "../audio/sniff.js";
 import type { ErrorCode } from "../model/errors.js";
-import { parseRecord, scanJsonRecords } from "../model/json-records.js";
+import { describeJsonSyntaxError, parseRecord, scanJsonRecords } from "../model/json-records.js";
 import { captureTestCases } from "./capture-manifest.js";
 import { replayOutputFiles } from "./replay-manifest.js";
 import { pathKind } from "./file-kind.js";
-import { AUDIO_EXTENSIONS, displayPathOf, extensionOf, readHead, toPosix } from "./files.js";
+import { AUDIO_EXTENSIONS, displayPathOf as displayPathOfFile, extensionOf, readHead, toPosix } from "./files.js";
 import { DETECTION_ORDER, FORMATS } from "./formats/index.js";
-import { resolveIngestOptions, type Candidate, type CallRef, type Discovery, type FirstRecord, type IngestOptions, type InputFormat } from "./types.js";
+import { resolveIngestOptions, STDIN_DISPLAY, STDIN_INPUT, type Candidate, type CallRef, type Discovery, type FirstRecord, type IngestOptions, type InputFormat } from "./types.js";
 
 /**
  * Records of a JSON container (an array, or a single value) examined for a readable first one when
@@ -36,18 +37,6 @@ const KIND_OF_FORMAT: Readonly<Record<InputFormat, Candidate["kind"]>> = {
 
 const NO_KNOWN_RECORD = "no deepeval test case (turns), Voice Live dataset or Voice Live output record";
 
-/** The deepest folder that contains every path. */
-function commonAncestor(paths: string[]): string {
-  let common = paths[0].split(sep);
-  for (const p of paths.slice(1)) {
-    const parts = p.split(sep);
-    let i = 0;
-    while (i < common.length && i < parts.length && common[i] === parts[i]) i++;
-    common = common.slice(0, i);
-  }
-  return common.join(sep) || sep;
-}
-
 function kindOf(path: string): "dir" | "file" | "missing" {
   try {
     return statSync(path).isDirectory() ? "dir" : "file";
@@ -72,8 +61,8 @@ function jsonCandidate(path: string): Candidate {
     let first: FirstRecord;
     try {
       first = { value: parseRecord(decoder.decode(bytes.subarray(start, end))) };
-    } catch (e) {
-      firstError ||= (e as Error).message;
+    } catch {
+      firstError ||= describeJsonSyntaxError(bytes, start, end);
       continue;
     }
     const candidate: Candidate = { kind: "json", path, bytes, records, first };
@@ -88,24 +77,30 @@ function audioCandidate(path: string): Candidate {
 }
 
 /**
- * Find every call under the inputs (files or folders, recursed). Ids are paths relative to the
- * common folder of the inputs, plus `#<record>` for JSON containers and `#<conversation>` for
- * Voice Live files, so they stay the same across runs whatever the working directory.
+ * Find every call under the inputs (files or folders, recursed). A call's id is
+ * `<file or folder name>[#<record index | conversation id>]@<content digest>` (see withContentKey):
+ * the same whichever folder, parent folder or files were passed and whatever the working
+ * directory, so `--resume` never scores a call twice across such runs.
  */
 export function discoverCalls(inputs: string[], options: IngestOptions = {}): Discovery {
-  const abs = inputs.map((p) => resolve(p));
-  const root = commonAncestor(abs.map((p) => (kindOf(p) === "dir" ? p : dirname(p))));
-  const { exclude: excluded, inputFormat: forced } = resolveIngestOptions(options);
+  const { exclude: excluded, inputFormat: forced, stdinPath } = resolveIngestOptions(options);
+  const fromStdin = inputs.includes(STDIN_INPUT);
+  const abs = inputs.filter((p) => p !== STDIN_INPUT).map((p) => resolve(p));
   const exclude = new Set(excluded.map((p) => resolve(p)));
   const calls: CallRef[] = [];
   const warnings: string[] = [];
+  const skipped: string[] = [];
   const seenPaths = new Set<string>();
-  let monoClips = 0;
 
-  const idOf = (path: string) => toPosix(relative(root, path)) || basename(path);
+  const stdinFile = fromStdin && stdinPath ? resolve(stdinPath) : null;
+  // Ids never depend on how the run was invoked (the roots given, the working directory): a call's
+  // id is its file or folder name, its record or conversation, and a digest of its content (idOf + withContentKey).
+  const idOf = (path: string) => (path === stdinFile ? "stdin" : basename(path) || toPosix(path));
+  const displayPathOf = (path: string) => (path === stdinFile ? STDIN_DISPLAY : displayPathOfFile(path));
   const unreadable = (path: string, format: InputFormat | null, code: ErrorCode, why: string): CallRef => {
     const displayPath = displayPathOf(path);
-    return { id: idOf(path), format, path, displayPath, error: { code, message: `${displayPath}: ${why}` } };
+    const key = kindOf(path) === "file" ? fileDigest(path) : null;
+    return { id: key ? `${idOf(path)}@${key}` : idOf(path), format, path, displayPath, error: { code, message: `${displayPath}: ${why}` } };
   };
 
   /** The candidate's format: the forced one where it applies to files of its kind, else the first detection in F0.2's order. */
@@ -120,7 +115,7 @@ export function discoverCalls(inputs: string[], options: IngestOptions = {}): Di
     const skip = (why: string) => (explicit ? calls.push(unreadable(c.path, null, "UNSUPPORTED_INPUT", why)) : warnings.push(`${displayPathOf(c.path)}: skipped (${why})`));
     if (c.kind === "json") {
       if (c.records.ranges.length === 0) calls.push(unreadable(c.path, null, "UNSUPPORTED_INPUT", "the file holds no JSON record"));
-      else if (c.first.value === undefined && "error" in c.first) calls.push(unreadable(c.path, null, "UNSUPPORTED_INPUT", `not valid JSON (${c.first.error})`));
+      else if (c.first.value === undefined && "error" in c.first) calls.push(unreadable(c.path, null, "INVALID_JSON", c.first.error));
       else skip(NO_KNOWN_RECORD);
     } else if (c.kind === "audio") {
       const { container } = c.sniff;
@@ -132,8 +127,14 @@ export function discoverCalls(inputs: string[], options: IngestOptions = {}): Di
   };
 
   const take = (c: Candidate, format: InputFormat, explicit: boolean) => {
-    calls.push(...FORMATS[format].discover(c, { format, id: idOf(c.path), displayPath: displayPathOf(c.path), explicit }));
-    if (format === "wav" && !explicit) monoClips++;
+    if (c.path === stdinFile && format !== "deepeval-json" && format !== "deepeval-jsonl") {
+      calls.push(unreadable(c.path, format, "UNSUPPORTED_INPUT", `standard input holds ${format}; only deepeval test cases (JSON or JSONL) are read from stdin (save other formats to a file)`));
+      return;
+    }
+    const baseDir = c.path === stdinFile ? process.cwd() : undefined;
+    const found = FORMATS[format].discover(c, { format, id: idOf(c.path), displayPath: displayPathOf(c.path), explicit, ...(baseDir ? { baseDir } : {}) });
+    calls.push(...found.map((ref) => withContentKey(c, ref)));
+    if (format === "wav" && !explicit) skipped.push(`${displayPathOf(c.path)}: skipped (a mono clip, not a call recording)`);
   };
 
   const visit = (c: Candidate, explicit: boolean) => {
@@ -146,6 +147,14 @@ export function discoverCalls(inputs: string[], options: IngestOptions = {}): Di
 
   /** A file's candidate: by the forced format for a file the user named, else by its name; null for other files inside folders. */
   const visitFile = (path: string, explicit: boolean) => {
+    if (forced && explicit) {
+      const refused = forcedMismatch(path, forced);
+      if (refused !== null) {
+        if (!seenPaths.has(path)) calls.push(unreadable(path, null, "UNSUPPORTED_INPUT", refused));
+        seenPaths.add(path);
+        return;
+      }
+    }
     const kind = forced && explicit && KIND_OF_FORMAT[forced] !== "folder" ? KIND_OF_FORMAT[forced] : kindOfName(basename(path));
     if (kind === "json" || kind === "audio") {
       let candidate: Candidate;
@@ -216,6 +225,10 @@ export function discoverCalls(inputs: string[], options: IngestOptions = {}): Di
     }
   };
 
+  if (fromStdin) {
+    if (stdinFile) visit(jsonCandidate(stdinFile), true);
+    else calls.push({ id: "stdin", format: null, path: STDIN_INPUT, displayPath: STDIN_DISPLAY, error: { code: "IO_ERROR", message: `${STDIN_DISPLAY}: the input "-" needs standard input saved to a file (the stdinPath option)` } });
+  }
   abs.forEach((path) => {
     if (exclude.has(path)) return;
     const k = pathKind(path);
@@ -225,8 +238,79 @@ export function discoverCalls(inputs: string[], options: IngestOptions = {}): Di
     else if (k.kind === "special") calls.push(unreadable(path, null, "UNSUPPORTED_INPUT", `${k.what}, not a regular file; refused without opening it`));
     else calls.push(unreadable(path, null, "IO_ERROR", `cannot read it (${k.code})`));
   });
-  if (monoClips > 0) warnings.push(`${monoClips} mono audio clip(s) inside folders skipped (not call recordings)`);
-  return { calls, warnings };
+  return { calls, warnings, skipped };
+}
+
+const CONTAINER_NAMES = { wav: "a WAV", flac: "a FLAC", ogg: "an Ogg", mp3: "an MP3", mp4: "an MP4" } as const;
+
+/**
+ * Why a file named with a forced `--input-format` cannot be of that format, judged from its first
+ * bytes (so binary input forced as JSON is one error, not a record per "line"); null when it may be.
+ */
+function forcedMismatch(path: string, forced: InputFormat): string | null {
+  const kind = KIND_OF_FORMAT[forced];
+  if (kind === "folder") return `--input-format ${forced} reads folders, and this is a file`;
+  let head: Uint8Array;
+  try {
+    head = readHead(path, SNIFF_BYTES);
+  } catch (e) {
+    return `cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`;
+  }
+  const { container } = sniffAudio(head);
+  if (kind === "json") {
+    if (container !== "other") return `--input-format ${forced} expects JSON text, but this is ${CONTAINER_NAMES[container]} audio file`;
+    if (head.includes(0)) return `--input-format ${forced} expects JSON text, but the file is binary`;
+    return null;
+  }
+  if (container === "other" && !head.includes(0) && /^\s*[[{]/.test(new TextDecoder().decode(head.subarray(0, 256)))) {
+    return `--input-format ${forced} expects an audio file, but this is JSON text`;
+  }
+  return null;
+}
+
+/** Hex digits of the content digest in ids. */
+const DIGEST_HEX = 10;
+
+function digest(...parts: Array<Uint8Array | string>): string {
+  const h = createHash("sha256");
+  for (const p of parts) h.update(p);
+  return h.digest("hex").slice(0, DIGEST_HEX);
+}
+
+/** A file's digest for ids: its size and first 64 KiB (whole small files; audio never read whole here). */
+function fileDigest(path: string): string | null {
+  try {
+    return digest(`${statSync(path).size}:`, readHead(path, SNIFF_BYTES));
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The call's id with `@<digest>` of what the call is made of: a JSON record's bytes, a Voice Live
+ * conversation's records, a recording's size and first 64 KiB, a folder's file names and sizes.
+ * The same call gets the same id whatever roots and working directory the run had.
+ */
+function withContentKey(c: Candidate, ref: CallRef): CallRef {
+  let key: string | null;
+  if (c.kind === "json") {
+    if (!ref.error && (ref.format === "deepeval-json" || ref.format === "deepeval-jsonl")) key = digest(c.bytes.subarray(ref.range[0], ref.range[1]));
+    else if (!ref.error && (ref.format === "voicelive-dataset" || ref.format === "voicelive-output")) key = digest(...ref.ranges.map(([a, b]) => c.bytes.subarray(a, b)));
+    else key = digest(c.bytes);
+  } else if (c.kind === "folder") {
+    key = digest(c.names.map((n) => `${n}:${sizeOf(join(c.path, n))}`).join("\n"));
+  } else {
+    key = fileDigest(c.path);
+  }
+  return key ? { ...ref, id: `${ref.id}@${key}` } : ref;
+}
+
+function sizeOf(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return -1;
+  }
 }
 
 /** The first format of F0.2's order whose module recognises the candidate. */

@@ -17,7 +17,18 @@ export const INPUT_FORMATS = [
   "wav",
 ] as const;
 
+/** An input format id (the values of `--input-format` and `source.format`). */
 export type InputFormat = (typeof INPUT_FORMATS)[number];
+
+/**
+ * The formats `inputFormat` / `--input-format` can force: every call format. `wav` (a single mono
+ * clip) is detected only so that clips are skipped or refused; it holds no call, so forcing it is refused.
+ */
+export const FORCIBLE_INPUT_FORMATS: readonly InputFormat[] = INPUT_FORMATS.filter((f) => f !== "wav");
+
+/** Why `wav` cannot be forced. */
+export const WAV_NOT_FORCIBLE =
+  '"wav" (a single mono clip) holds no call: score reads two-channel call recordings (--input-format dual-channel); `voxmetrics analyze` measures clips';
 
 /** Which channel of a dual-channel recording carries the agent (the caller is on the other one). */
 export type AgentChannel = "left" | "right";
@@ -68,10 +79,21 @@ export interface IngestOptions {
    * @defaultValue null
    */
   confinePaths?: string | null;
+  /**
+   * The file holding what was read from standard input, read for the input `-` (deepeval JSON or
+   * JSONL only; relative audio urls resolve against the working directory).
+   * @defaultValue undefined (an input `-` is then an error record)
+   */
+  stdinPath?: string;
 }
 
+/** The input that means standard input, and how it is shown in ids and messages. */
+export const STDIN_INPUT = "-";
+/** How standard input is named in ids and messages. */
+export const STDIN_DISPLAY = "<stdin>";
+
 /** The resolved defaults. */
-export const DEFAULT_INGEST_OPTIONS: Readonly<Required<Omit<IngestOptions, "inputFormat" | "exclude" | "limits">>> = Object.freeze({
+export const DEFAULT_INGEST_OPTIONS: Readonly<Required<Omit<IngestOptions, "inputFormat" | "exclude" | "limits" | "stdinPath">>> = Object.freeze({
   compat: "voxmetrics",
   agentChannel: "right",
   inferStartTimes: true,
@@ -80,7 +102,7 @@ export const DEFAULT_INGEST_OPTIONS: Readonly<Required<Omit<IngestOptions, "inpu
 });
 
 /** Defaults overlaid with `partial`; an unknown format, mode or side is an INVALID_OPTION naming the option. */
-export function resolveIngestOptions(partial: IngestOptions = {}): Required<Omit<IngestOptions, "inputFormat" | "limits">> & Pick<IngestOptions, "inputFormat" | "limits"> {
+export function resolveIngestOptions(partial: IngestOptions = {}): Required<Omit<IngestOptions, "inputFormat" | "limits" | "stdinPath">> & Pick<IngestOptions, "inputFormat" | "limits" | "stdinPath"> {
   const o = {
     compat: partial.compat ?? DEFAULT_INGEST_OPTIONS.compat,
     agentChannel: partial.agentChannel ?? DEFAULT_INGEST_OPTIONS.agentChannel,
@@ -90,6 +112,7 @@ export function resolveIngestOptions(partial: IngestOptions = {}): Required<Omit
     limits: partial.limits,
     allowOutsidePaths: partial.allowOutsidePaths ?? DEFAULT_INGEST_OPTIONS.allowOutsidePaths,
     confinePaths: partial.confinePaths ?? DEFAULT_INGEST_OPTIONS.confinePaths,
+    stdinPath: partial.stdinPath,
   };
   const bad = (field: string, detail: string): never => {
     throw new VoxError("INVALID_OPTION", detail, { field });
@@ -99,7 +122,8 @@ export function resolveIngestOptions(partial: IngestOptions = {}): Required<Omit
   if (typeof o.inferStartTimes !== "boolean") bad("inferStartTimes", `must be true or false, got ${String(o.inferStartTimes)}`);
   if (typeof o.allowOutsidePaths !== "boolean") bad("allowOutsidePaths", `must be true or false, got ${String(o.allowOutsidePaths)}`);
   if (o.confinePaths !== null && (typeof o.confinePaths !== "string" || o.confinePaths === "")) bad("confinePaths", `must be a folder path or null, got ${String(o.confinePaths)}`);
-  if (o.inputFormat !== undefined && !INPUT_FORMATS.includes(o.inputFormat)) bad("inputFormat", `must be one of ${INPUT_FORMATS.join(", ")}, got ${String(o.inputFormat)}`);
+  if (o.inputFormat === "wav") bad("inputFormat", WAV_NOT_FORCIBLE);
+  if (o.inputFormat !== undefined && !INPUT_FORMATS.includes(o.inputFormat)) bad("inputFormat", `must be one of ${FORCIBLE_INPUT_FORMATS.join(", ")}, got ${String(o.inputFormat)}`);
   return o;
 }
 
@@ -124,6 +148,8 @@ export interface RecordRef extends RefLocation {
   range: ByteRange;
   /** 1-based line of the record in a JSONL file, null for JSON containers. */
   line: number | null;
+  /** The folder relative audio urls resolve against, when not the file's own (stdin: the working directory). */
+  baseDir?: string;
 }
 
 /** One conversation of a Voice Live dataset or output file: its records, in file order. */
@@ -155,8 +181,10 @@ export type CallRef = RecordRef | ConversationRef | FileRef | UnreadableRef;
 /** The outcome of discovery. */
 export interface Discovery {
   calls: CallRef[];
-  /** Files passed over (mono clips inside folders, unreadable sidecars…), one line each. */
+  /** Files passed over that may be a mistake (a JSON file holding no call…), one line each, naming the file. */
   warnings: string[];
+  /** Files passed over as expected (mono clips inside folders: a call's audio, not a call), one line each, naming the file. */
+  skipped: string[];
 }
 
 /** What discovery found under an input, read just far enough to tell its format. */
@@ -175,6 +203,8 @@ export interface CandidateContext {
   displayPath: string;
   /** Named by the user (not found inside a folder): a file that holds no call is then an error record. */
   explicit: boolean;
+  /** The folder relative paths resolve against, when not the file's own (stdin: the working directory). */
+  baseDir?: string;
 }
 
 /** The reference each format's calls have. */

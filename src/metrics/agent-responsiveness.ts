@@ -5,6 +5,7 @@ import type { ConversationalTestCase } from "../model/test-case.js";
 import { BaseVoiceMetric, type MetricEvaluation } from "./base-metric.js";
 import { criticalReason, detectResponsiveness } from "./detectors.js";
 
+/** deepeval's Agent Responsiveness: whether the agent answered every caller turn (missed replies, reprompts, missing audio). */
 export class AgentResponsivenessMetric extends BaseVoiceMetric {
   readonly name = "Agent Responsiveness";
 

@@ -5,6 +5,7 @@ import type { ConversationalTestCase } from "../model/test-case.js";
 import { BaseVoiceMetric, type MetricEvaluation } from "./base-metric.js";
 import { criticalReason, detectAudioIntegrity } from "./detectors.js";
 
+/** deepeval's Audio Integrity: technical faults of the agent's audio (undecodable clips, clipping, dropouts, loops, abrupt edges). */
 export class AudioIntegrityMetric extends BaseVoiceMetric {
   readonly name = "Audio Integrity";
 

@@ -2,6 +2,7 @@
 import { CallAnalysis, type CallAnalysisOptions } from "../analysis/call.js";
 import type { ConversationalTestCase } from "../model/test-case.js";
 
+/** deepeval's metric constructor options (threshold 0–1 or null, include_reason, strict_mode, verbose_mode, flaky). */
 export interface MetricOptions {
   /** Pass mark; `null` = score-only mode (success is then null). @defaultValue 0.5 */
   threshold?: number | null;
@@ -15,6 +16,7 @@ export interface MetricOptions {
   flaky?: boolean;
 }
 
+/** deepeval's metric defaults (threshold 0.5, reasons on, not strict). */
 export const DEFAULT_METRIC_OPTIONS: Readonly<Required<MetricOptions>> = Object.freeze({
   threshold: 0.5,
   include_reason: true,
@@ -69,8 +71,8 @@ export abstract class BaseVoiceMetric {
 
   constructor(options: MetricOptions = {}) {
     const o = { ...DEFAULT_METRIC_OPTIONS, ...options };
-    if (o.threshold !== null && (typeof o.threshold !== "number" || !Number.isFinite(o.threshold))) {
-      throw new RangeError(`threshold must be a finite number or null, got ${String(o.threshold)}`);
+    if (o.threshold !== null && (typeof o.threshold !== "number" || !Number.isFinite(o.threshold) || o.threshold < 0 || o.threshold > 1)) {
+      throw new RangeError(`threshold must be a number between 0 and 1, or null, got ${String(o.threshold)}`);
     }
     this.strict_mode = o.strict_mode;
     this.threshold = o.strict_mode ? 1.0 : o.threshold;

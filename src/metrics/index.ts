@@ -67,15 +67,23 @@ const VOXMETRICS_CLASSES: Readonly<Record<string, MetricClass>> = {
   reliability: VoxmetricsVoiceReliabilityMetric,
 };
 
-/** Every metric with its short id, in deepeval's documentation order. */
-export const METRICS: ReadonlyArray<{ id: string; name: string; create: MetricClass }> = [
-  { id: "naturalness", name: "Voice Naturalness", create: VoiceNaturalnessMetric },
-  { id: "intelligibility", name: "Speech Intelligibility", create: SpeechIntelligibilityMetric },
-  { id: "consistency", name: "Voice Consistency", create: VoiceConsistencyMetric },
-  { id: "turn-taking", name: "Turn-Taking Naturalness", create: TurnTakingNaturalnessMetric },
-  { id: "responsiveness", name: "Agent Responsiveness", create: AgentResponsivenessMetric },
-  { id: "integrity", name: "Audio Integrity", create: AudioIntegrityMetric },
-  { id: "reliability", name: "Voice Reliability", create: VoiceReliabilityMetric },
+/** One of the seven metrics: its short id, its name (the key of results), deepeval's class name and its class here. */
+export interface MetricInfo {
+  id: string;
+  name: string;
+  className: string;
+  create: MetricClass;
+}
+
+/** Every metric with its short id, name and deepeval class name, in deepeval's documentation order. */
+export const METRICS: ReadonlyArray<MetricInfo> = [
+  { id: "naturalness", name: "Voice Naturalness", className: "VoiceNaturalnessMetric", create: VoiceNaturalnessMetric },
+  { id: "intelligibility", name: "Speech Intelligibility", className: "SpeechIntelligibilityMetric", create: SpeechIntelligibilityMetric },
+  { id: "consistency", name: "Voice Consistency", className: "VoiceConsistencyMetric", create: VoiceConsistencyMetric },
+  { id: "turn-taking", name: "Turn-Taking Naturalness", className: "TurnTakingNaturalnessMetric", create: TurnTakingNaturalnessMetric },
+  { id: "responsiveness", name: "Agent Responsiveness", className: "AgentResponsivenessMetric", create: AgentResponsivenessMetric },
+  { id: "integrity", name: "Audio Integrity", className: "AudioIntegrityMetric", create: AudioIntegrityMetric },
+  { id: "reliability", name: "Voice Reliability", className: "VoiceReliabilityMetric", create: VoiceReliabilityMetric },
 ];
 
 function normalizeMetricKey(s: string): string {
@@ -83,9 +91,10 @@ function normalizeMetricKey(s: string): string {
 }
 
 /**
- * Build metrics from names or ids (`naturalness`, `Voice Naturalness`, `turn_taking`…); all seven
- * when empty. `profile` picks deepeval's metrics (the default) or the voxmetrics profile's, whose
- * constants `options.profile` overrides.
+ * Build metrics from ids, names or deepeval class names (`naturalness`, `Voice Naturalness`,
+ * `VoiceNaturalnessMetric`; case, spaces, `-` and `_` ignored); all seven when empty. `profile`
+ * picks deepeval's metrics (the default) or the voxmetrics profile's, whose constants
+ * `options.profile` overrides.
  */
 export function createMetrics(names: readonly string[] = [], options: VoxmetricsMetricOptions = {}, profile: MetricProfile = "deepeval"): BaseVoiceMetric[] {
   if (!METRIC_PROFILES.includes(profile)) {
@@ -95,7 +104,7 @@ export function createMetrics(names: readonly string[] = [], options: Voxmetrics
   if (names.length === 0) return METRICS.map(make);
   return names.map((n) => {
     const key = normalizeMetricKey(n);
-    const found = METRICS.find((m) => normalizeMetricKey(m.id) === key || normalizeMetricKey(m.name) === key);
+    const found = METRICS.find((m) => normalizeMetricKey(m.id) === key || normalizeMetricKey(m.name) === key || normalizeMetricKey(m.className) === key);
     if (!found) {
       throw new VoxError("INVALID_OPTION", `unknown metric "${n}"; choose from ${METRICS.map((m) => m.id).join(", ")}`, { field: "--metrics" });
     }
@@ -114,14 +123,62 @@ export function analysisOptionsFor(metrics: readonly BaseVoiceMetric[], base: Ca
   return vox ? vox.analysisOptions(base) : base;
 }
 
+/** One metric's outcome as deepeval's `MetricData` (an entry of `TestResult.metrics_data`). */
+export interface MetricData {
+  name: string;
+  threshold: number | null;
+  success: boolean | null;
+  score: number | null;
+  reason: string | null;
+  strict_mode: boolean;
+  evaluation_model: null;
+  error: string | null;
+  evaluation_cost: null;
+  verbose_logs: string | null;
+}
+
 /** One test case's outcome in `evaluate()` (skipped metrics carry no result entry, as in deepeval). */
 export interface TestResult {
   name: string | null;
   /** False when any non-flaky metric with a success value failed. */
   success: boolean;
+  /** Results by metric name (with breakdowns). */
   metrics: Record<string, MetricResult>;
+  /** deepeval's `metrics_data`: the scored metrics, in the order given. */
+  metrics_data: MetricData[];
   /** Names of metrics that were skipped (no score). */
   skipped: string[];
+}
+
+/** Thrown by `assertTest` when a metric fails: the message lists each, as deepeval's `assert_test` does. */
+export class MetricAssertionError extends Error {
+  /** The metrics that failed. */
+  readonly failed: MetricData[];
+
+  constructor(failed: MetricData[]) {
+    const list = failed.map((m) => `${m.name} (score: ${m.score}, threshold: ${m.threshold}, strict: ${m.strict_mode}, error: ${m.error}, reason: ${m.reason})`).join(", ");
+    super(`Metrics: ${list} failed.`);
+    this.name = "MetricAssertionError";
+    this.failed = failed;
+  }
+}
+
+/**
+ * deepeval's `assert_test` for a test runner: score one test case with `metrics` and throw a
+ * MetricAssertionError listing the failing metrics (a non-flaky metric whose success is false);
+ * returns the test result when all pass.
+ *
+ * @example
+ * ```ts
+ * it("greets naturally", () => assertTest(testCase, [new VoiceNaturalnessMetric({ threshold: 0.7 })]));
+ * ```
+ */
+export function assertTest(testCase: ConversationalTestCase, metrics: readonly BaseVoiceMetric[] = createMetrics(), analysisOptions: CallAnalysisOptions = {}): TestResult {
+  const [result] = evaluate([testCase], metrics, analysisOptions);
+  const flaky = new Set(metrics.filter((m) => m.flaky).map((m) => m.name));
+  const failed = result.metrics_data.filter((m) => m.success === false && !flaky.has(m.name));
+  if (failed.length > 0) throw new MetricAssertionError(failed);
+  return result;
 }
 
 /**
@@ -137,6 +194,7 @@ export function evaluate(
   return testCases.map((tc) => {
     const ctx = new CallAnalysis(tc, options);
     const results: Record<string, MetricResult> = {};
+    const metricsData: MetricData[] = [];
     const skipped: string[] = [];
     let success = true;
     for (const template of metrics) {
@@ -147,8 +205,20 @@ export function evaluate(
         continue;
       }
       results[metric.name] = metric.result();
+      metricsData.push({
+        name: metric.name,
+        threshold: metric.threshold,
+        success: metric.success,
+        score: metric.score,
+        reason: metric.reason,
+        strict_mode: metric.strict_mode,
+        evaluation_model: null,
+        error: metric.error,
+        evaluation_cost: null,
+        verbose_logs: metric.verbose_logs,
+      });
       if (!metric.flaky && metric.success === false) success = false;
     }
-    return { name: tc.name ?? null, success, metrics: results, skipped };
+    return { name: tc.name ?? null, success, metrics: results, metrics_data: metricsData, skipped };
   });
 }

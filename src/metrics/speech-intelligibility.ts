@@ -25,6 +25,7 @@ function intelligibilityTurnScore(m: ParityMeasurements): number {
   return clamp01(W_SNR * snr + W_VOLUME * volume + W_CLIPPING * clipping + W_DROPOUTS * dropouts);
 }
 
+/** deepeval's Speech Intelligibility: whether the agent can be understood (SNR, level, clipping, dropouts). */
 export class SpeechIntelligibilityMetric extends BaseVoiceMetric {
   readonly name = "Speech Intelligibility";
 

@@ -15,6 +15,7 @@ const TURN_TAKING_REASONS = {
   noTransitions: "No cross-speaker transitions were available to evaluate.",
 } as const;
 
+/** deepeval's Turn-Taking Naturalness: gaps, overlaps and barge-ins between speakers on the call timeline. */
 export class TurnTakingNaturalnessMetric extends BaseVoiceMetric {
   readonly name = "Turn-Taking Naturalness";
 

@@ -23,6 +23,7 @@ interface ConsistencyRecord {
   zero_crossing_rate: number;
 }
 
+/** deepeval's Voice Consistency: whether the agent sounds like one voice across the call. */
 export class VoiceConsistencyMetric extends BaseVoiceMetric {
   readonly name = "Voice Consistency";
 

@@ -50,6 +50,7 @@ function naturalnessTurnScore(m: ParityMeasurements, wpm: number | null): number
   return clamp01(s);
 }
 
+/** deepeval's Voice Naturalness: speaking rate, pauses, pitch variation, clipping, dropouts and loops of the agent's speech. */
 export class VoiceNaturalnessMetric extends BaseVoiceMetric {
   readonly name = "Voice Naturalness";
 

@@ -8,6 +8,7 @@ import { detectAudioIntegrity, detectResponsiveness } from "./detectors.js";
 const W_RESPONSIVENESS = 0.5;
 const W_INTEGRITY = 0.5;
 
+/** deepeval's Voice Reliability: 0 on any critical responsiveness or integrity event, else their mean. */
 export class VoiceReliabilityMetric extends BaseVoiceMetric {
   readonly name = "Voice Reliability";
 

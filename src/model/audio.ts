@@ -74,6 +74,25 @@ export function audioInit(fields: AudioInit): Required<AudioInit> {
   };
 }
 
+/** Reads a local audio file named by a `url` (relative paths against `baseDir`, else the working directory); null when it is not an existing local file. */
+export type LocalAudioResolver = (url: string, baseDir?: string) => ResolvedLocalFile | null;
+
+/** Options of `new Audio(init, options)`. */
+export interface AudioOptions {
+  /** The folder a relative local `url` resolves against. @defaultValue the working directory */
+  baseDir?: string;
+}
+
+let defaultLocalResolver: LocalAudioResolver | null = null;
+
+/**
+ * Install how `new Audio({ url })` reads local files when no resolver is given (the model is pure;
+ * the library's Node entry installs a file-system resolver). Internal: not part of the public API.
+ */
+export function setDefaultLocalAudioResolver(resolver: LocalAudioResolver | null): void {
+  defaultLocalResolver = resolver;
+}
+
 let idCounter = 0;
 function newId(): string {
   const rnd = (n: number) => Math.floor(Math.random() * 16 ** n).toString(16).padStart(n, "0");
@@ -82,8 +101,18 @@ function newId(): string {
 }
 
 /**
- * Audio of one turn. Construct with `new Audio(init, resolveLocal)`: `resolveLocal` tells whether a
- * `url` names an existing local file (and returns its bytes), since the model is pure.
+ * Audio of one turn, as deepeval's `Audio`: a `url` (an existing local file, or http(s)) or inline
+ * `dataBase64` with its `mimeType`, plus optional metadata (`start_time` places it on the call clock).
+ *
+ * A local path works as in deepeval: `new Audio({ url: "./clip.wav" })` reads the file, relative to
+ * the working directory or to `{ baseDir }`; a path that does not exist (and is not http(s)) is
+ * deepeval's "Invalid remote URL format" error. `Audio.fromBytes(bytes, "audio/wav")` builds it in memory.
+ *
+ * @example
+ * ```ts
+ * const a = new Audio({ url: "calls/clip.wav", start_time: 1.5 });
+ * const b = new Audio({ url: "clip.wav" }, { baseDir: "/data/calls" });
+ * ```
  */
 export class Audio {
   dataBase64: string | null;
@@ -103,9 +132,14 @@ export class Audio {
   /** True when the bytes were given inline (base64 or from bytes) rather than by url. */
   private _inline = false;
 
+  /**
+   * @param init - deepeval's constructor fields.
+   * @param resolveLocal - `{ baseDir }` for relative local paths, or (ingest) a function that reads a local url.
+   * @param inlineBytes - internal: bytes already in memory (`Audio.fromBytes`).
+   */
   constructor(
     init: AudioInit,
-    resolveLocal?: (url: string) => ResolvedLocalFile | null,
+    resolveLocal?: ((url: string) => ResolvedLocalFile | null) | AudioOptions,
     inlineBytes?: Uint8Array,
   ) {
     this.dataBase64 = init.dataBase64 ?? null;
@@ -145,7 +179,12 @@ export class Audio {
     }
 
     const url = this.url as string;
-    const local = resolveLocal ? resolveLocal(url) : null;
+    const local =
+      typeof resolveLocal === "function"
+        ? resolveLocal(url)
+        : defaultLocalResolver && !url.startsWith("http://") && !url.startsWith("https://")
+          ? defaultLocalResolver(url, resolveLocal?.baseDir)
+          : null;
     if (local) {
       this._local = true;
       this._filename = basename(local.path);

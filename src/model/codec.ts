@@ -1,11 +1,13 @@
 // JSON codec for deepeval ConversationalTestCase dumps (formats.md F1): one object, an array or JSONL, every alias.
 import { Audio, audioInit, AudioValidationError, type ResolvedLocalFile } from "./audio.js";
 import { VoxError } from "./errors.js";
-import { parseRecord, scanJsonRecords } from "./json-records.js";
+import { lineAndColumn, locateRecordSyntaxError, parseRecord, scanJsonRecords } from "./json-records.js";
 import { createTestCase, TEST_CASE_MESSAGES, type ConversationalTestCase, type Role, type Turn } from "./test-case.js";
 
+/** Audio acceptance: `deepeval` accepts exactly what deepeval does (16-bit PCM WAV); `voxmetrics` anything decodable. */
 export type CompatMode = "voxmetrics" | "deepeval";
 
+/** Options of reading test-case JSON: compat mode, file name for messages, how local urls resolve. */
 export interface CodecOptions {
   /** `deepeval` reproduces the reference exactly; `voxmetrics` (default) adds helpful extensions. */
   compat?: CompatMode;
@@ -17,16 +19,35 @@ export interface CodecOptions {
   file?: string;
 }
 
-/** One test case read from a file, or the error that stopped it. */
-export interface ParsedTestCase {
+/** What every parsed record carries, read or not. */
+interface ParsedRecordBase {
   /** 0-based position of the record in its file (array element or JSONL record). */
   index: number;
   /** 1-based line number for JSONL records. */
   line?: number;
-  testCase?: ConversationalTestCase;
-  error?: VoxError;
+  /** What reading the record noticed (e.g. the `startTime` alias). */
   warnings: string[];
 }
+
+/** A record that was read: `ok` is true and `testCase` is set. */
+export interface ParsedTestCaseOk extends ParsedRecordBase {
+  ok: true;
+  testCase: ConversationalTestCase;
+  error?: undefined;
+}
+
+/** A record that could not be read: `ok` is false and `error` names the file, the place and the field. */
+export interface ParsedTestCaseError extends ParsedRecordBase {
+  ok: false;
+  error: VoxError;
+  testCase?: undefined;
+}
+
+/**
+ * One test case read from a file, or the error that stopped it: narrow with `if (r.ok)` (or
+ * `if (r.testCase)`), no non-null assertion needed.
+ */
+export type ParsedTestCase = ParsedTestCaseOk | ParsedTestCaseError;
 
 /**
  * Parse a file's text into test cases; a bad record becomes an error entry and the rest still load.
@@ -36,32 +57,36 @@ export interface ParsedTestCase {
 export function parseTestCaseText(text: string, options: CodecOptions & { jsonl?: boolean } = {}): ParsedTestCase[] {
   const bytes = new TextEncoder().encode(text);
   const { ranges, lines } = scanJsonRecords(bytes, options.jsonl ?? false);
-  if (ranges.length === 0) return [{ index: 0, error: new VoxError("INVALID_JSON", "the file holds no JSON record", { file: options.file }), warnings: [] }];
+  if (ranges.length === 0) return [{ ok: false, index: 0, error: new VoxError("INVALID_JSON", "the file holds no JSON record", { file: options.file }), warnings: [] }];
   const decoder = new TextDecoder();
   return ranges.map(([start, end], index) => {
     const line = lines?.[index];
     let value: unknown;
     try {
       value = parseRecord(decoder.decode(bytes.subarray(start, end)));
-    } catch (e) {
-      return { index, line, error: jsonError(e, options.file, line), warnings: [] };
+    } catch {
+      const { where, detail } = locateRecordSyntaxError(decoder.decode(bytes.subarray(start, end)), ...recordStart(bytes, start, line));
+      return { ok: false, index, line, error: new VoxError("INVALID_JSON", detail, { file: options.file, field: where }), warnings: [] };
     }
     return readRecord(value, index, line, options);
   });
 }
 
-function jsonError(e: unknown, file?: string, line?: number): VoxError {
-  const msg = e instanceof Error ? e.message : String(e);
-  return new VoxError("INVALID_JSON", `JSON syntax error${line ? ` on line ${line}` : ""}: ${msg}`, { file });
+/** Line and column where the record at byte `start` begins (its line when known, as in JSONL). */
+function recordStart(bytes: Uint8Array, start: number, line: number | undefined): [number, number] {
+  if (line !== undefined) return [line, 1];
+  const prefix = new TextDecoder().decode(bytes.subarray(0, start));
+  const at = lineAndColumn(prefix, prefix.length);
+  return [at.line, at.column];
 }
 
 function readRecord(value: unknown, index: number, line: number | undefined, options: CodecOptions): ParsedTestCase {
   const warnings: string[] = [];
   try {
-    return { index, line, testCase: testCaseFromJson(value, options, warnings), warnings };
+    return { ok: true, index, line, testCase: testCaseFromJson(value, options, warnings), warnings };
   } catch (e) {
     const err = e instanceof VoxError ? e : new VoxError("INVALID_TEST_CASE", String(e), { file: options.file });
-    return { index, line, error: err, warnings };
+    return { ok: false, index, line, error: err, warnings };
   }
 }
 
@@ -138,12 +163,28 @@ function jsonType(v: unknown): string {
   return typeof v;
 }
 
-/** A short Python-like rendering of a turn object for `Invalid dict for Turn:` messages. */
+/** Python's repr of a JSON value (single-quoted strings, True/False/None), so messages quote in one style. */
+function pyRepr(v: unknown): string {
+  if (v === null || v === undefined) return "None";
+  if (v === true) return "True";
+  if (v === false) return "False";
+  if (typeof v === "number") return Number.isFinite(v) ? String(v) : "nan";
+  if (typeof v === "string") {
+    const quote = v.includes("'") && !v.includes('"') ? '"' : "'";
+    const body = v.replace(/\\/g, "\\\\").replace(/\n/g, "\\n").replace(/\r/g, "\\r").replace(/\t/g, "\\t");
+    return quote + (quote === "'" ? body.replace(/'/g, "\\'") : body) + quote;
+  }
+  if (Array.isArray(v)) return `[${v.map(pyRepr).join(", ")}]`;
+  if (typeof v === "object") return `{${Object.entries(v).map(([k, x]) => `${pyRepr(k)}: ${pyRepr(x)}`).join(", ")}}`;
+  return String(v);
+}
+
+/** A short Python-like rendering of a turn object for `Invalid dict for Turn:` messages (long values cut at 60 characters). */
 function reprTurn(o: Json): string {
   const parts = Object.entries(o).map(([k, v]) => {
-    let s = JSON.stringify(v) ?? "None";
+    let s = pyRepr(v);
     if (s.length > 60) s = s.slice(0, 57) + "...";
-    return `'${k}': ${s}`;
+    return `${pyRepr(k)}: ${s}`;
   });
   return `{${parts.join(", ")}}`;
 }
@@ -158,7 +199,7 @@ function turnFromJson(value: unknown, i: number, options: CodecOptions, warnings
 
   const role = value.role;
   if (role === undefined) bad("role", "Field required");
-  if (role !== "user" && role !== "assistant") bad("role", `Input should be 'user' or 'assistant', got ${JSON.stringify(role)}`);
+  if (role !== "user" && role !== "assistant") bad("role", `Input should be 'user' or 'assistant', got ${pyRepr(role)}`);
   const content = value.content;
   if (content === undefined) bad("content", "Field required");
   if (typeof content !== "string") bad("content", "Input should be a valid string");

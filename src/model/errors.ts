@@ -1,5 +1,6 @@
 // The error hierarchy: every error carries a stable `code`, and where known the file and field it is about.
 
+/** The stable code of every error voxmetrics raises (the `error.code` of error records). */
 export type ErrorCode =
   | "INVALID_JSON"
   | "INVALID_TEST_CASE"

@@ -1,6 +1,7 @@
 // deepeval's `Turn` and `ConversationalTestCase` (voice-metrics.md §1.2–1.3) as plain validated records.
 import type { Audio } from "./audio.js";
 
+/** Who speaks a turn. */
 export type Role = "user" | "assistant";
 
 /** One turn of a conversation. Field names follow deepeval's Python attributes. */

@@ -3,7 +3,15 @@ import { existsSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { MessageChannel, type ResourceLimits } from "node:worker_threads";
+import { MessageChannel } from "node:worker_threads";
+
+/** Memory limits of each worker thread (Node's `ResourceLimits`, in MB; see worker_threads). */
+export interface ResourceLimits {
+  maxYoungGenerationSizeMb?: number;
+  maxOldGenerationSizeMb?: number;
+  codeRangeSizeMb?: number;
+  stackSizeMb?: number;
+}
 import { Piscina } from "piscina";
 import { getWasmModule } from "../dsp/wasm.js";
 import type { CallRef } from "../ingest/types.js";

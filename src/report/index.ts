@@ -10,3 +10,4 @@ export { DEFAULT_HTML_REPORT_OPTIONS, resolveHtmlReportOptions, writeHtmlReportO
 export { readReportData, ReportDataBuilder, type CallDetail, type ReportData, type ReportDataOptions, type ReportMetric, type ReportRunInfo } from "./html/report-data.js";
 export { renderHtmlReport, writeHtmlReport } from "./html/html-writer.js";
 export { createTurnAudioLocator, type TurnAudioOptions } from "./html/turn-audio.js";
+export { ThresholdTally, failUnder, type BelowThreshold, type GateFailure, type ThresholdReport } from "./gates.js";

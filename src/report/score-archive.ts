@@ -12,8 +12,10 @@ import { canonicalJson, describeRunOptions, formatShard, parseShard, partHeader,
 import { lockOutputFile, type OutputLock } from "./lock.js";
 import { CsvWriter } from "./csv.js";
 import { ResultWriter } from "./jsonl-writer.js";
+import { ThresholdTally, type ThresholdReport } from "./gates.js";
 import { SummaryAccumulator, type RunSummary } from "./summary.js";
 
+/** Options of scoreArchive: inputs, outputs (JSONL, summary, CSV), resume, and the ingest, score and pool options. */
 export interface ScoreArchiveOptions {
   inputs: string[];
   /** Results JSONL; null writes to stdout. */
@@ -46,6 +48,7 @@ export interface ScoreArchiveOptions {
   onRecord?: (record: RecordDigest) => void;
 }
 
+/** What scoreArchive returns: the summary, counts, whether it was interrupted, warnings and the threshold report. */
 export interface ScoreArchiveResult {
   summary: RunSummary;
   /** Calls scored by this run (not counting resumed ones). */
@@ -54,6 +57,8 @@ export interface ScoreArchiveResult {
   resumed: number;
   interrupted: boolean;
   warnings: string[];
+  /** Scored metric results below their threshold, over every call of the output (resumed ones too). */
+  belowThreshold: ThresholdReport;
 }
 
 /** Score every call under the inputs; the archive is never held in memory, only running totals. */
@@ -110,11 +115,13 @@ async function scoreDiscovered(options: ScoreArchiveOptions, ingest: CallReadOpt
   const discovery: Discovery = { ...found, calls };
 
   const totals = new SummaryAccumulator();
+  const thresholds = new ThresholdTally();
   const csv = options.csv ? new CsvWriter(options.csv) : null;
   const done = new Set<string>();
   const account = (record: RecordDigest) => {
     done.add(record.id);
     totals.add(record);
+    thresholds.add(record);
     if (csv) guardWrite(options.csv!, () => csv.add(record));
   };
   const writer = ResultWriter.open(options.out, options.resume ?? false, (record) => {
@@ -151,7 +158,7 @@ async function scoreDiscovered(options: ScoreArchiveOptions, ingest: CallReadOpt
     if (options.summary) guardWrite(options.summary, () => writeFileAtomic(options.summary!, JSON.stringify(summary, null, 2) + "\n"));
     if (csv) guardWrite(options.csv!, () => csv.finish());
   }
-  return { summary, scored, resumed, interrupted, warnings: discovery.warnings };
+  return { summary, scored, resumed, interrupted, warnings: discovery.warnings, belowThreshold: thresholds.report() };
 }
 
 /**

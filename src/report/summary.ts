@@ -3,6 +3,7 @@ import { percentile } from "../analysis/percentile.js";
 import { latencyPercentilesMs, type LatencyPercentilesMs } from "../scoring/call-stats.js";
 import type { RecordDigest } from "../scoring/record.js";
 
+/** One metric's statistics over a run: count, skipped, errors, mean, p50, p95, pass rate. */
 export interface MetricSummary {
   count: number;
   skipped: number;
@@ -44,6 +45,7 @@ export interface TranscriptAccuracySummary {
   reference_words: number;
 }
 
+/** The `--summary` JSON: call counts, elapsed time and per-metric statistics. */
 export interface RunSummary {
   calls: number;
   ok: number;

@@ -9,10 +9,11 @@ import { ClipKernels, type PlanarKernels } from "../dsp/clip-kernels.js";
 import { withArena } from "../dsp/wasm.js";
 import { regularFileProblem } from "../ingest/file-kind.js";
 import type { CompatMode } from "../model/codec.js";
-import { toVoxError, VoxError } from "../model/errors.js";
+import { toVoxError, VoxError, type ErrorCode } from "../model/errors.js";
 
 /** Which measurements `analyze` computes: deepeval's parity set, the loudness part of the standards set, the whole standards set, or both sets. */
 export const MEASUREMENT_SETS = ["parity", "loudness", "standards", "all"] as const;
+/** Which measurements analyzeFile computes. */
 export type MeasurementSet = (typeof MEASUREMENT_SETS)[number];
 
 /** Every option of file analysis; defaults in DEFAULT_ANALYZE_FILE_OPTIONS. */
@@ -39,6 +40,7 @@ export interface AnalyzeFileOptions {
   limits: Partial<AudioLimits>;
 }
 
+/** Defaults of analyzeFile: both sets, voxmetrics acceptance, the default audio limits. */
 export const DEFAULT_ANALYZE_FILE_OPTIONS: Readonly<AnalyzeFileOptions> = Object.freeze({ set: "all", compat: "voxmetrics", acoustics: Object.freeze({}), limits: Object.freeze({}) } satisfies AnalyzeFileOptions);
 
 /** Defaults overlaid with `partial`; an unknown set or mode is an INVALID_OPTION naming the field. */
@@ -51,18 +53,43 @@ export function resolveAnalyzeFileOptions(partial: Partial<AnalyzeFileOptions> =
 }
 
 /** One line of `voxmetrics analyze --json` (interfaces.md). */
-export interface AnalyzeFileResult {
+/** A file that was decoded and measured (`status: "ok"`). */
+export interface AnalyzeFileOk {
+  /** The file as named (the path given, or `options.path` for bytes). */
   path: string;
-  status: "ok" | "error";
-  error: { code: string; message: string } | null;
+  status: "ok";
+  error: null;
+  /** The decoded format, e.g. `wav/pcm16`, `flac`. */
+  format: string;
+  sample_rate: number;
+  channels: number;
+  /** Seconds. */
+  duration: number;
+  /** deepeval's parity set (sets `parity` and `all`). */
+  measurements?: ClipMeasurements;
+  /** The standards set over all channels: the whole block (`standards`, `all`) or its loudness part (`loudness`). */
+  acoustics?: AcousticsBlock | LoudnessBlock;
+  /** The same per channel, for files with several. */
+  channels_acoustics?: Array<AcousticsBlock | LoudnessBlock>;
+}
+
+/** A file that could not be read or decoded (`status: "error"`); the message names the file. */
+export interface AnalyzeFileError {
+  path: string;
+  status: "error";
+  error: { code: ErrorCode; message: string };
+  /** Known when the file decoded but could not be measured (a sample rate outside the standards set's range); null otherwise. */
   format: string | null;
   sample_rate: number | null;
   channels: number | null;
   duration: number | null;
-  measurements?: ClipMeasurements;
-  acoustics?: AcousticsBlock | LoudnessBlock;
-  channels_acoustics?: Array<AcousticsBlock | LoudnessBlock>;
+  measurements?: undefined;
+  acoustics?: undefined;
+  channels_acoustics?: undefined;
 }
+
+/** What `analyzeFile` returns: narrow on `status`. */
+export type AnalyzeFileResult = AnalyzeFileOk | AnalyzeFileError;
 
 /** Read and measure the audio file at `path`; a file that cannot be read or decoded becomes an error result naming it. */
 export function analyzeFileAt(path: string, options: Partial<AnalyzeFileOptions> = {}): AnalyzeFileResult {
@@ -78,14 +105,25 @@ export function analyzeFileAt(path: string, options: Partial<AnalyzeFileOptions>
     const message = `${path}: cannot read the file${code ? ` (${code})` : ""}`;
     return { path, status: "error", error: { code: "IO_ERROR", message }, format: null, sample_rate: null, channels: null, duration: null };
   }
-  return analyzeFile(bytes, { ...options, path });
+  return analyzeBytes(bytes, { ...options, path });
 }
 
 /**
- * Decode and measure a file's bytes (`path` names it in the result); a file that cannot be decoded
- * or measured becomes an error result naming it (only invalid options throw).
+ * Measure an audio file: a path (read from disk) or its bytes (then `options.path` names it in the
+ * result). A file that cannot be read or decoded becomes an error result naming it.
+ *
+ * @example
+ * ```ts
+ * const r = analyzeFile("clip.wav", { set: "standards" });
+ * if (r.status === "ok") console.log(r.duration, r.acoustics?.integrated_lufs);
+ * ```
  */
-export function analyzeFile(bytes: Uint8Array, options: Partial<AnalyzeFileOptions> & { path: string }): AnalyzeFileResult {
+export function analyzeFile(file: string | Uint8Array, options: Partial<AnalyzeFileOptions> & { path?: string } = {}): AnalyzeFileResult {
+  if (typeof file === "string") return analyzeFileAt(file, options);
+  return analyzeBytes(file, { ...options, path: options.path ?? "<bytes>" });
+}
+
+function analyzeBytes(bytes: Uint8Array, options: Partial<AnalyzeFileOptions> & { path: string }): AnalyzeFileResult {
   const { path } = options;
   const resolved = resolveAnalyzeFileOptions({ set: options.set, compat: options.compat, acoustics: options.acoustics, limits: options.limits });
   const acoustics = resolved.set === "parity" ? null : resolveAcousticsOptions(resolved.acoustics);
@@ -111,7 +149,7 @@ function measureFile(bytes: Uint8Array, path: string, { set, compat, limits }: A
     const message = `${path}: ${rateProblem} (--set parity measures it)`;
     return { path, status: "error", error: { code: "UNSUPPORTED_INPUT", message }, format: decoded.format, sample_rate: decoded.sampleRate, channels: decoded.channels, duration: decoded.frames / decoded.sampleRate };
   }
-  const result: AnalyzeFileResult = {
+  const result: AnalyzeFileOk = {
     path,
     status: "ok",
     error: null,

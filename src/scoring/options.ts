@@ -58,6 +58,7 @@ export type ScoreOptionsInput = Partial<Omit<ScoreOptions, "acoustics" | "profil
   limits?: Partial<AudioLimits>;
 };
 
+/** Defaults of scoring: all seven metrics, threshold 0.5, not strict, voxmetrics acceptance, no acoustics. */
 export const DEFAULT_SCORE_OPTIONS: Readonly<ScoreOptions> = Object.freeze({
   metrics: Object.freeze([]) as readonly string[],
   threshold: 0.5,
@@ -83,8 +84,8 @@ export function resolveScoreOptions(input: ScoreOptionsInput = {}): ScoreOptions
     o.metrics = Object.freeze([...input.metrics]);
   }
   if (input.threshold !== undefined) {
-    if (input.threshold !== null && (typeof input.threshold !== "number" || !Number.isFinite(input.threshold))) {
-      bad("threshold", `must be a finite number or null, got ${String(input.threshold)}`);
+    if (input.threshold !== null && (typeof input.threshold !== "number" || !Number.isFinite(input.threshold) || input.threshold < 0 || input.threshold > 1)) {
+      bad("threshold", `must be a number between 0 and 1, or null, got ${String(input.threshold)}`);
     }
     o.threshold = input.threshold;
   }

@@ -11,6 +11,7 @@ import { statsOfTurnRecords, type CallStats } from "./call-stats.js";
 import type { TurnRecord } from "./score-test-case.js";
 import type { TranscriptAccuracy } from "./transcript-accuracy.js";
 
+/** The `error` of an error record: a stable code and a message naming the file, place and field. */
 export interface RecordError {
   code: ErrorCode;
   message: string;

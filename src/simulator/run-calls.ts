@@ -9,6 +9,7 @@ import type { VoiceConnector } from "../connectors/types.js";
 import { runScriptedCall, type ScriptedCallOptions } from "./scripted-call.js";
 import { uniqueScriptNames, type CallScript } from "./script.js";
 
+/** Options of runScriptedCalls: per-call options plus concurrency. */
 export interface RunScriptedCallsOptions extends ScriptedCallOptions {
   /** Output folder (created). */
   outDir: string;
@@ -23,8 +24,10 @@ export interface RunScriptedCallsOptions extends ScriptedCallOptions {
   onCallDone?: (result: CallRunResult) => void;
 }
 
+/** Defaults of runScriptedCalls. */
 export const DEFAULT_RUN_SCRIPTED_CALLS_OPTIONS = Object.freeze({ concurrency: 1 });
 
+/** The outcome of one scripted call: the capture written, or the error. */
 export interface CallRunResult {
   name: string;
   /** What happened (null when the call never started: bad clip, missing TTS, connector error). */

@@ -15,6 +15,7 @@ export interface ScriptTurn {
   bargeInAfter: number | null;
 }
 
+/** A caller script: its name and turns (text or audio, pauses, barge-ins). */
 export interface CallScript {
   name: string;
   turns: ScriptTurn[];

@@ -11,6 +11,7 @@ import type { VoiceConnector } from "../connectors/types.js";
 import { decodeAudio } from "../audio/decode.js";
 import type { CallScript } from "./script.js";
 
+/** Options of a scripted call: connector, TTS, duplex, barge-in grace, output folder. */
 export interface ScriptedCallOptions {
   /**
    * Duplex: the uplink and the agent's audio flow at once, so barge-ins happen; otherwise each turn is an exchangeTurn().
@@ -30,6 +31,7 @@ export interface ScriptedCallOptions {
   onProgress?: (message: string) => void;
 }
 
+/** Defaults of a scripted call. */
 export const DEFAULT_SCRIPTED_CALL_OPTIONS = Object.freeze({ duplex: false, bargeInGraceMs: 2000 });
 
 /** deepeval's half-duplex probe when the agent speaks first: 1 s of silence. */

@@ -6,6 +6,7 @@ import { Audio } from "../model/audio.js";
 import { VoxError } from "../model/errors.js";
 import type { SynthesisResult, SynthesizeOptions, TextToSpeech } from "./types.js";
 
+/** Options of the espeak-ng text-to-speech: voice, rate, pitch, sample rate. */
 export interface EspeakTtsOptions {
   /**
    * espeak-ng voice (`espeak-ng --voices` lists them; variants as `en-us+f3`).
@@ -28,11 +29,13 @@ export interface EspeakTtsOptions {
   executable?: string;
 }
 
+/** Defaults of the espeak-ng text-to-speech. */
 export const DEFAULT_ESPEAK_TTS_OPTIONS = Object.freeze({ voice: "en-us", wordsPerMinute: 165, pitch: 50, sampleRate: 22050 });
 
 /** espeak-ng's native output rate. */
 const ESPEAK_RATE = 22050;
 
+/** How to install espeak-ng (appended to errors when it is missing). */
 export const ESPEAK_INSTALL_HINT =
   "espeak-ng is not installed (or not on PATH): install it with `apt-get install -y --no-install-recommends espeak-ng` " +
   "(Debian/Ubuntu), `brew install espeak-ng` (macOS), or set ESPEAK_NG_PATH; or give caller turns as WAV files (`audio`) instead of `text`.";
@@ -55,6 +58,7 @@ export const ESPEAK_VOICE_FOR_OPENAI_VOICE: Readonly<Record<string, string>> = O
   verse: "en-us+m2",
 });
 
+/** espeak-ng options overlaid on DEFAULT_ESPEAK_TTS_OPTIONS and validated. */
 export function resolveEspeakTtsOptions(o: EspeakTtsOptions = {}): Required<EspeakTtsOptions> {
   const r = { ...DEFAULT_ESPEAK_TTS_OPTIONS, executable: process.env.ESPEAK_NG_PATH || "espeak-ng", ...o };
   if (!/^[A-Za-z0-9_+\-.]+$/.test(r.voice)) throw new VoxError("INVALID_OPTION", `not a voice name: ${JSON.stringify(r.voice)}`, { field: "voice" });

@@ -43,6 +43,7 @@ export interface OpenAIChatOptions {
   client: Partial<OpenAIClientOptions>;
 }
 
+/** Defaults of the OpenAI-compatible chat model. */
 export const DEFAULT_OPENAI_CHAT_OPTIONS: Readonly<OpenAIChatOptions> = Object.freeze({
   model: null,
   temperature: null,
@@ -64,6 +65,7 @@ export function resolveOpenAIChatOptions(partial: Partial<OpenAIChatOptions> = {
   return { ...o, model };
 }
 
+/** One chat message (role and content). */
 export interface ChatMessage {
   role: "system" | "user" | "assistant";
   content: string;
@@ -72,11 +74,13 @@ export interface ChatMessage {
 /** Reply format: free text, any JSON object, or JSON following a schema (structured outputs). */
 export type ChatResponseFormat = "text" | "json_object" | { name: string; schema: Record<string, unknown>; strict?: boolean };
 
+/** Per-request chat options (temperature, response format, cancellation). */
 export interface ChatRequestOptions {
   responseFormat?: ChatResponseFormat;
   signal?: AbortSignal;
 }
 
+/** A chat completion: the text, usage and cost. */
 export interface ChatCompletion {
   content: string;
   /** `stop`, `length`, … as the service says; null when absent. */

@@ -43,6 +43,7 @@ export interface OpenAIClientOptions {
 
 export const OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1";
 
+/** Defaults of the OpenAI-compatible HTTP client (base URL, key variable, retries, timeouts). */
 export const DEFAULT_OPENAI_CLIENT_OPTIONS: Readonly<OpenAIClientOptions> = Object.freeze({
   baseUrl: null,
   apiKey: null,

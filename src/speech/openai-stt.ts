@@ -57,6 +57,7 @@ export interface OpenAISpeechToTextOptions {
 
 export const DEFAULT_OPENAI_STT_MODEL = "gpt-4o-transcribe";
 
+/** Defaults of the OpenAI-compatible speech-to-text. */
 export const DEFAULT_OPENAI_STT_OPTIONS: Readonly<OpenAISpeechToTextOptions> = Object.freeze({
   model: null,
   language: null,

@@ -55,6 +55,7 @@ export interface OpenAITextToSpeechOptions {
   client: Partial<OpenAIClientOptions>;
 }
 
+/** Defaults of the OpenAI-compatible text-to-speech. */
 export const DEFAULT_OPENAI_TTS_OPTIONS: Readonly<OpenAITextToSpeechOptions> = Object.freeze({
   model: null,
   voice: "alloy",

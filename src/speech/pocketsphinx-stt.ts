@@ -42,6 +42,7 @@ export interface PocketsphinxOptions {
   extraArgs: readonly string[];
 }
 
+/** Defaults of the pocketsphinx speech-to-text. */
 export const DEFAULT_POCKETSPHINX_OPTIONS: Readonly<PocketsphinxOptions> = Object.freeze({
   binary: null,
   modelDir: "/usr/share/pocketsphinx/model/en-us",
@@ -78,7 +79,7 @@ async function isExecutable(path: string): Promise<boolean> {
 }
 
 /** The pocketsphinx_continuous binary: $POCKETSPHINX_PATH, else the first on $PATH; null when absent. */
-export async function findPocketsphinx(env: NodeJS.ProcessEnv = process.env): Promise<string | null> {
+export async function findPocketsphinx(env: Readonly<Record<string, string | undefined>> = process.env): Promise<string | null> {
   if (env.POCKETSPHINX_PATH) return (await isExecutable(env.POCKETSPHINX_PATH)) ? env.POCKETSPHINX_PATH : null;
   for (const dir of (env.PATH ?? "").split(delimiter)) {
     if (dir && (await isExecutable(join(dir, BINARY)))) return join(dir, BINARY);

@@ -63,6 +63,7 @@ export interface EditCounts {
   insertions: number;
 }
 
+/** A word or character alignment: the aligned pairs and their edit counts. */
 export interface Alignment extends EditCounts {
   steps: AlignmentStep[];
 }

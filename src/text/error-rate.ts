@@ -9,6 +9,7 @@
 import { alignTokens, resolveAlignmentOptions, type AlignmentOptions, type AlignmentStep, type EditCounts } from "./align.js";
 import { normalizeWords, resolveTextNormalizerOptions, type TextNormalizerOptions } from "./normalize.js";
 
+/** Options of the error rates: normaliser options, characters or words. */
 export interface ErrorRateOptions extends AlignmentOptions {
   /**
    * Normalise both texts (normalize.ts) before aligning; false splits them on whitespace only.

@@ -21,6 +21,7 @@ export interface TextNormalizerOptions {
   numbersAsDigits: boolean;
 }
 
+/** Defaults of the English transcript normaliser. */
 export const DEFAULT_TEXT_NORMALIZER_OPTIONS: Readonly<TextNormalizerOptions> = Object.freeze({
   foldDiacritics: true,
   expandContractions: true,

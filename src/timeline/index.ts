@@ -2,6 +2,7 @@
 import { percentile } from "../analysis/percentile.js";
 import type { Role, Turn } from "../model/test-case.js";
 
+/** A turn placed on the call clock: its index in `turns`, role, start, duration and end (seconds). */
 export interface TimelineEntry {
   /** 0-based position of the turn in `test_case.turns`. */
   turn_index: number;
@@ -11,8 +12,10 @@ export interface TimelineEntry {
   end_time: number;
 }
 
+/** How one speaker hands over to the other: a gap, a caller barge-in, or an agent overlap. */
 export type TransitionKind = "gap" | "user_barge_in" | "agent_overlap";
 
+/** A change of speaker on the timeline: the two turns, its kind and the gap (negative: overlap). */
 export interface Transition {
   from_turn: number;
   to_turn: number;
@@ -64,18 +67,44 @@ export function findTransitions(entries: readonly TimelineEntry[]): Transition[]
   return out;
 }
 
-/** Response latencies (ms) of user→assistant transitions: assistant start − user end (negative kept). */
+/**
+ * Response latencies (ms) of caller → agent transitions: assistant start − user end (negative when
+ * the agent started before the caller finished). Only an agent turn that starts after its caller
+ * turn started is a response: two clips starting together (say both at 0 in a recording) are not.
+ */
 export function responseLatenciesMs(transitions: readonly Transition[], entries: readonly TimelineEntry[]): number[] {
   const byTurn = new Map(entries.map((e) => [e.turn_index, e]));
   return transitions
-    .filter((t) => byTurn.get(t.from_turn)?.role === "user" && byTurn.get(t.to_turn)?.role === "assistant")
+    .filter((t) => {
+      const from = byTurn.get(t.from_turn);
+      const to = byTurn.get(t.to_turn);
+      return from?.role === "user" && to?.role === "assistant" && to.start_time > from.start_time;
+    })
     .map((t) => t.gap_seconds * 1000);
 }
 
-/** p50/p95/p99 of the response latencies, as the `timeline` output reports them. */
-export function latencySummaryMs(latencies: readonly number[]): { p50: number | null; p95: number | null; p99: number | null } {
+/** Samples a percentile needs before it is reported (fewer: null): p50 any, p95 20, p99 100. */
+export const LATENCY_PERCENTILE_MIN_SAMPLES = Object.freeze({ p50: 1, p95: 20, p99: 100 });
+
+/** The response-latency summary of `timeline`: how many, and the percentiles that many samples support. */
+export interface LatencySummary {
+  count: number;
+  p50: number | null;
+  p95: number | null;
+  p99: number | null;
+}
+
+/** p50/p95/p99 of the response latencies (each null below its LATENCY_PERCENTILE_MIN_SAMPLES), with the count. */
+export function latencySummaryMs(latencies: readonly number[]): LatencySummary {
   const sorted = [...latencies].sort((a, b) => a - b);
-  return { p50: percentile(sorted, 50), p95: percentile(sorted, 95), p99: percentile(sorted, 99) };
+  const n = sorted.length;
+  const min = LATENCY_PERCENTILE_MIN_SAMPLES;
+  return {
+    count: n,
+    p50: n >= min.p50 ? percentile(sorted, 50) : null,
+    p95: n >= min.p95 ? percentile(sorted, 95) : null,
+    p99: n >= min.p99 ? percentile(sorted, 99) : null,
+  };
 }
 
 export { evaPercentile, splitReplies, type AgentReply, type CallerReply } from "./turns.js";

@@ -11,6 +11,7 @@ import { callWav, DEFAULT_CALL } from "../helpers/calls.js";
 import { seededRandom, whiteNoise } from "../helpers/signals.js";
 import { ESPEAK, FFMPEG, SOX, ffmpegSilences } from "../helpers/tools.js";
 import { readWav } from "../helpers/wav.js";
+import { report } from "../helpers/report.js";
 
 describe("speech activity on synthetic bursts", () => {
   it("finds tone bursts in −60 dBFS noise within one 20 ms frame", () => {
@@ -67,7 +68,7 @@ describe.skipIf(!(FFMPEG && ESPEAK && SOX))("pauses vs ffmpeg silencedetect on c
       .filter(([s, e]) => s > 0.001 && e < durationS - 0.001);
     const theirTotal = theirs.reduce((t, [s, e]) => t + (e - s), 0);
     const minutes = durationS / 60;
-    console.log(`${rate} Hz (silencedetect n=${noiseDb}dB): pauses ${ours.count}/${theirs.length}, total ${ours.total_s.toFixed(2)}/${theirTotal.toFixed(2)} s`);
+    report(`${rate} Hz (silencedetect n=${noiseDb}dB): pauses ${ours.count}/${theirs.length}, total ${ours.total_s.toFixed(2)}/${theirTotal.toFixed(2)} s`);
     expect(Math.abs(ours.count - theirs.length) / minutes).toBeLessThanOrEqual(1);
     expect(Math.abs(ours.total_s - theirTotal) / theirTotal).toBeLessThanOrEqual(0.1);
   }, 60000);

@@ -6,6 +6,7 @@ import { countWords } from "../../src/analysis/python-text.js";
 import { callWav, DEFAULT_CALL, SENTENCES } from "../helpers/calls.js";
 import { ESPEAK, SOX } from "../helpers/tools.js";
 import { readWav } from "../helpers/wav.js";
+import { report } from "../helpers/report.js";
 
 /** Syllables of SENTENCES counted by hand from the text (dictionary syllabification). */
 const KNOWN_SYLLABLES = 11 + 12 + 10 + 12 + 9 + 10 + 9 + 13 + 8 + 11;
@@ -34,7 +35,7 @@ describe.skipIf(!(ESPEAK && SOX))("syllable nuclei on espeak-ng speech", () => {
       const durationS = audio.channels[0].length / sampleRate;
       const r = analyzeAcoustics(audio.channels, sampleRate, {}, SENTENCES.join(" "));
       const nuclei = Math.round(r.syllables_per_s! * durationS);
-      console.log(`${sampleRate} Hz ${wpm} wpm: ${nuclei}/${KNOWN_SYLLABLES} syllables, ${r.syllables_per_s!.toFixed(2)} syll/s, articulation ${r.articulation_rate!.toFixed(2)}, ${r.words_per_minute!.toFixed(0)} wpm`);
+      report(`${sampleRate} Hz ${wpm} wpm: ${nuclei}/${KNOWN_SYLLABLES} syllables, ${r.syllables_per_s!.toFixed(2)} syll/s, articulation ${r.articulation_rate!.toFixed(2)}, ${r.words_per_minute!.toFixed(0)} wpm`);
       expect(Math.abs(nuclei - KNOWN_SYLLABLES) / KNOWN_SYLLABLES).toBeLessThanOrEqual(0.15);
       perSecond.push(r.syllables_per_s!);
     }

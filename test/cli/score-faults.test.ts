@@ -7,7 +7,8 @@ import { decodeAudio, writeWavPcm16 } from "../../src/audio/index.js";
 import type { ResultRecord } from "../../src/scoring/record.js";
 import { REPO_ROOT } from "../helpers/shared.js";
 import { ensureBuilt } from "../helpers/dist.js";
-import { runCli } from "./score-program.js";
+import { lastStderr, runCli } from "./score-program.js";
+import { bareId } from "../helpers/ids.js";
 
 const SAMPLE = join(REPO_ROOT, "fixtures", "sample-archive");
 const tmp = mkdtempSync(join(tmpdir(), "vx-faults-"));
@@ -39,16 +40,16 @@ function write(rel: string, data: string | Uint8Array): string {
 
 /** Every kind of bad input: where it lives, the id of its error record, the code, the format it was detected as (null: none) and the message it must carry. */
 const KINDS: Array<{ kind: string; id: string; code: string; format: string | null; message: RegExp; make: () => string | void }> = [
-  { kind: "truncated JSON", id: "archive/bad/truncated.json", code: "UNSUPPORTED_INPUT", format: null, message: /bad\/truncated\.json: not valid JSON/, make: () => void write("bad/truncated.json", '{"turns": [{"role": "user", "content": "hi"') },
-  { kind: "JSONL line that does not parse", id: "archive/bad/lines.jsonl#1", code: "INVALID_JSON", format: "deepeval-jsonl", message: /bad\/lines\.jsonl line 2: JSON syntax error/, make: () => void write("bad/lines.jsonl", `${json({ turns: [turn()] })}\n{"turns": [\n`) },
-  { kind: "binary garbage named .json", id: "archive/bad/garbage.json", code: "UNSUPPORTED_INPUT", format: null, message: /bad\/garbage\.json: not valid JSON/, make: () => void write("bad/garbage.json", new Uint8Array([0xff, 0x00, 0x13, 0x37, 0x80, 0x7b])) },
+  { kind: "truncated JSON", id: "archive/bad/truncated.json", code: "INVALID_JSON", format: null, message: /bad\/truncated\.json: line 1 column 44: JSON syntax error: unexpected end of input \(expected "," or "}"\)$/, make: () => void write("bad/truncated.json", '{"turns": [{"role": "user", "content": "hi"') },
+  { kind: "JSONL line that does not parse", id: "archive/bad/lines.jsonl#1", code: "INVALID_JSON", format: "deepeval-jsonl", message: /bad\/lines\.jsonl: line 2 column 12: JSON syntax error: unexpected end of input \(expected a JSON value\)$/, make: () => void write("bad/lines.jsonl", `${json({ turns: [turn()] })}\n{"turns": [\n`) },
+  { kind: "binary garbage named .json", id: "archive/bad/garbage.json", code: "INVALID_JSON", format: null, message: /bad\/garbage\.json: line 1 column 1: JSON syntax error: unexpected U\+FFFD \(expected a JSON value\)$/, make: () => void write("bad/garbage.json", new Uint8Array([0xff, 0x00, 0x13, 0x37, 0x80, 0x7b])) },
   { kind: "empty file", id: "archive/bad/empty.json", code: "UNSUPPORTED_INPUT", format: null, message: /bad\/empty\.json: the file holds no JSON record/, make: () => void write("bad/empty.json", "") },
   { kind: "empty turns", id: "archive/bad/empty-turns.json#0", code: "INVALID_TEST_CASE", format: "deepeval-json", message: /bad\/empty-turns\.json: turns: 'turns' must not be empty/, make: () => void write("bad/empty-turns.json", json({ turns: [] })) },
   { kind: "invalid role", id: "archive/bad/bad-role.json#0", code: "INVALID_TURN", format: "deepeval-json", message: /bad-role\.json: turns\[0\]\.role: Invalid dict for Turn: .*Input should be 'user' or 'assistant'/, make: () => void write("bad/bad-role.json", json({ turns: [turn({ role: "robot" })] })) },
   { kind: "turn without content", id: "archive/bad/no-content.json#0", code: "INVALID_TURN", format: "deepeval-json", message: /no-content\.json: turns\[0\]\.content: .*content: Field required/, make: () => void write("bad/no-content.json", json({ turns: [{ role: "user" }] })) },
   { kind: "audio url to a missing file", id: "archive/bad/missing-audio.json#0", code: "AUDIO_NOT_FOUND", format: "deepeval-json", message: /missing-audio\.json: turns\[0\]\.audio\.url: Audio file not found: .*bad\/nope\.wav/, make: () => void write("bad/missing-audio.json", json({ turns: [turn({ audio: { url: "nope.wav" } })] })) },
   { kind: "turns not a list", id: "archive/bad/turns-not-list.json#0", code: "INVALID_TEST_CASE", format: "deepeval-json", message: /turns-not-list\.json: turns: 'turns' must be a list/, make: () => void write("bad/turns-not-list.json", json({ turns: "hello" })) },
-  { kind: "array element that is not an object", id: "archive/bad/mixed-array.json#1", code: "INVALID_TEST_CASE", format: "deepeval-json", message: /mixed-array\.json record 1: \$: a test case must be a JSON object, got str/, make: () => void write("bad/mixed-array.json", json([{ turns: [turn()] }, "x"])) },
+  { kind: "array element that is not an object", id: "archive/bad/mixed-array.json#1", code: "INVALID_TEST_CASE", format: "deepeval-json", message: /mixed-array\.json: record 1: \$: a test case must be a JSON object, got str/, make: () => void write("bad/mixed-array.json", json([{ turns: [turn()] }, "x"])) },
   { kind: "negative start_time", id: "archive/bad/negative-start.json#0", code: "INVALID_AUDIO", format: "deepeval-json", message: /negative-start\.json: turns\[0\]\.audio\.start_time: .*start_time must be greater than or equal to 0/, make: () => void write("bad/negative-start.json", json({ turns: [turn({ audio: { dataBase64: clipWav.toString("base64"), mimeType: "audio/wav", start_time: -1 } })] })) },
   { kind: "dataBase64 without mimeType", id: "archive/bad/base64-no-mime.json#0", code: "INVALID_AUDIO", format: "deepeval-json", message: /base64-no-mime\.json: turns\[0\]\.audio\.mimeType: .*mimeType must be provided/, make: () => void write("bad/base64-no-mime.json", json({ turns: [turn({ audio: { dataBase64: "UklGRg==" } })] })) },
   { kind: "truncated stereo WAV", id: "archive/bad/truncated-stereo.wav", code: "DECODE_ERROR", format: "dual-channel", message: /truncated-stereo\.wav: .*truncated WAV/, make: () => void write("bad/truncated-stereo.wav", stereo(clip, clip).subarray(0, 20000)) },
@@ -60,7 +61,7 @@ const KINDS: Array<{ kind: string; id: string; code: string; format: string | nu
   { kind: "Voice Live path leaving the dataset folder", id: "archive/bad/vl-escape/dataset.jsonl#c1", code: "PATH_REFUSED", format: "voicelive-dataset", message: /dataset\.jsonl: line 1: WavPath: audio path "\.\.\/\.\.\/secret\.wav" resolves to .*secret\.wav, outside the dataset folder .*vl-escape; refused/, make: () => { write("secret.wav", clipWav); write("bad/vl-escape/dataset.jsonl", json({ WavPath: "../../secret.wav", conversationID: "c1" })); } },
   { kind: "Voice Live dataset audio missing", id: "archive/bad/vl-missing.jsonl#c2", code: "AUDIO_NOT_FOUND", format: "voicelive-dataset", message: /vl-missing\.jsonl: line 1: audio_path: Audio file not found: .*none\.wav/, make: () => void write("bad/vl-missing.jsonl", json({ audio_path: "audio/none.wav", conversation_id: "c2" })) },
   { kind: "Voice Live data: URI that is not strict base64", id: "archive/bad/vl-media.jsonl#c3", code: "INVALID_AUDIO", format: "voicelive-dataset", message: /vl-media\.jsonl: line 1: messages\[0\]\.content\[0\]\.input_audio\.data: Failed to resolve media audio for turn 1/, make: () => void write("bad/vl-media.jsonl", json({ messages: [{ role: "user", content: [{ type: "input_audio", input_audio: { data: "data:audio/wav;base64,@@@@" } }] }], conversationID: "c3" })) },
-  { kind: "Voice Live output line that does not parse", id: "archive/bad/vl-output.jsonl#line-2", code: "INVALID_JSON", format: "voicelive-output", message: /vl-output\.jsonl: line 2: JSON syntax error/, make: () => void write("bad/vl-output.jsonl", `${json({ query: [{ role: "user", content: "q" }], response: [{ role: "assistant", content: "a" }], conversation_id: "ok-conv", turn_number: 1 })}\n{"query": [\n`) },
+  { kind: "Voice Live output line that does not parse", id: "archive/bad/vl-output.jsonl#line-2", code: "INVALID_JSON", format: "voicelive-output", message: /vl-output\.jsonl: line 2 column 12: JSON syntax error: unexpected end of input \(expected a JSON value\)$/, make: () => void write("bad/vl-output.jsonl", `${json({ query: [{ role: "user", content: "q" }], response: [{ role: "assistant", content: "a" }], conversation_id: "ok-conv", turn_number: 1 })}\n{"query": [\n`) },
   { kind: "missing input path", id: "explicit/nowhere.json", code: "IO_ERROR", format: null, message: /nowhere\.json: no such file or folder/, make: () => join(tmp, "explicit", "nowhere.json") },
   { kind: "mono clip given directly", id: "explicit/mono.wav", code: "UNSUPPORTED_INPUT", format: "wav", message: /mono\.wav: a mono clip, not a call recording/, make: () => void write("../explicit/mono.wav", clipWav) },
   { kind: "unknown file type given directly", id: "explicit/notes.txt", code: "UNSUPPORTED_INPUT", format: null, message: /notes\.txt: unknown file type "\.txt"/, make: () => void write("../explicit/notes.txt", "hello") },
@@ -75,12 +76,17 @@ describe("score on an archive full of bad inputs", () => {
     for (const name of ["garbage.mp3", "mono.wav", "notes.txt", "settings.json"]) explicit.push(join(tmp, "explicit", name));
     const out = join(tmp, "out", "results.jsonl");
     const code = await runCli(["score", archive, ...explicit, "--out", out, "--workers", "2", "--summary", join(tmp, "out", "summary.json")]);
-    expect(code).toBe(0);
+    // A named input that is missing makes the run exit 1 (its error record is still written).
+    expect(code).toBe(1);
+    expect(lastStderr()).toContain(`voxmetrics: 1 input(s) missing or unreadable: ${join(tmp, "explicit", "nowhere.json")}`);
     const records = readFileSync(out, "utf8").trim().split("\n").map((l) => JSON.parse(l) as ResultRecord);
-    const byId = new Map(records.map((r) => [r.id, r]));
+    // Ids are the file name, the record and a content digest (whatever folder was passed): compare the readable part.
+    const key = (id: string) => bareId(id);
+    const expected = (id: string) => id.split("/").pop()!;
+    const byId = new Map(records.map((r) => [key(r.id), r]));
     expect(byId.size).toBe(records.length);
     for (const k of KINDS) {
-      const r = byId.get(k.id);
+      const r = byId.get(expected(k.id));
       expect(r, `${k.kind}: no record ${k.id}`).toBeDefined();
       expect(r!.status, k.kind).toBe("error");
       expect(r!.error!.code, `${k.kind}: ${r!.error!.message}`).toBe(k.code);
@@ -89,9 +95,9 @@ describe("score on an archive full of bad inputs", () => {
       expect(r).not.toHaveProperty("metrics");
     }
     const errors = records.filter((r) => r.status === "error");
-    expect(errors.map((r) => r.id).sort()).toEqual(KINDS.map((k) => k.id).sort());
-    const oks = records.filter((r) => r.status === "ok").map((r) => r.id);
-    expect(oks).toEqual(expect.arrayContaining(["archive/calls/order-status.json#0", "archive/recordings/call-0001.flac", "archive/bad/lines.jsonl#0", "archive/bad/mixed-array.json#0", "archive/bad/vl-output.jsonl#ok-conv"]));
+    expect(errors.map((r) => key(r.id)).sort()).toEqual(KINDS.map((k) => expected(k.id)).sort());
+    const oks = records.filter((r) => r.status === "ok").map((r) => key(r.id));
+    expect(oks).toEqual(expect.arrayContaining(["order-status.json#0", "call-0001.flac", "lines.jsonl#0", "mixed-array.json#0", "vl-output.jsonl#ok-conv"]));
     expect(oks).toHaveLength(11 + 3);
     const summary = JSON.parse(readFileSync(join(tmp, "out", "summary.json"), "utf8"));
     expect(summary).toMatchObject({ calls: records.length, ok: 14, errors: KINDS.length });

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ResultRecord } from "../../src/scoring/record.js";
 import { REPO_ROOT } from "../helpers/shared.js";
 import { ensureBuilt } from "../helpers/dist.js";
-import { runCli } from "./score-program.js";
+import { lastStderr, runCli } from "./score-program.js";
 
 const CALLS = 150;
 const tmp = mkdtempSync(join(tmpdir(), "vx-resume-"));
@@ -79,6 +79,7 @@ describe("score --resume", () => {
     expect(partial).toBeGreaterThanOrEqual(CALLS / 3);
     expect(partial).toBeLessThan(CALLS);
     expect(await runCli(["score", archive, "--out", out, "--resume", "--workers", "2"])).toBe(0);
+    expect(lastStderr()).toMatch(/^resuming: \d+ call\(s\) already in the output\n/);
     expect(recordsOf(out)).toEqual(full);
   }, 120_000);
 

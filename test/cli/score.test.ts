@@ -5,7 +5,8 @@ import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { REPO_ROOT } from "../helpers/shared.js";
 import { ensureBuilt } from "../helpers/dist.js";
-import { runCli } from "./score-program.js";
+import { lastStderr, runCli } from "./score-program.js";
+import { bareId } from "../helpers/ids.js";
 
 const ARCHIVE = join(REPO_ROOT, "fixtures", "sample-archive");
 const tmp = mkdtempSync(join(tmpdir(), "vx-cli-"));
@@ -48,8 +49,9 @@ describe("voxmetrics score", () => {
     const stdout = captureStdout();
     const code = await runCli(["score", join(ARCHIVE, "calls", "more.jsonl"), "--metrics", "agent-responsiveness", "--fail-under", "0.99", "--workers", "0"]);
     expect(code).toBe(2);
+    expect(lastStderr()).toBe("voxmetrics: --fail-under 0.99: Agent Responsiveness mean 0.6667 < 0.99\n");
     const lines = stdout().trim().split("\n").map((l) => JSON.parse(l));
-    expect(lines.map((l) => l.id)).toEqual(["more.jsonl#0", "more.jsonl#1", "more.jsonl#2"]);
+    expect(lines.map((l) => bareId(l.id))).toEqual(["more.jsonl#0", "more.jsonl#1", "more.jsonl#2"]);
     expect(Object.keys(lines[0].metrics)).toEqual(["Agent Responsiveness"]);
   }, 60_000);
 
@@ -59,7 +61,7 @@ describe("voxmetrics score", () => {
     const out = join(tmp, "twice", "results.jsonl");
     const code = await runCli(["score", input, input, "--out", out, "--workers", "2"]);
     expect(code).toBe(0);
-    const ids = readFileSync(out, "utf8").trim().split("\n").map((l) => JSON.parse(l).id);
+    const ids = readFileSync(out, "utf8").trim().split("\n").map((l) => bareId(JSON.parse(l).id));
     expect(ids.sort()).toEqual(["more.jsonl#0", "more.jsonl#1", "more.jsonl#2"]);
   }, 60_000);
 
@@ -73,7 +75,7 @@ describe("voxmetrics timeline", () => {
     const stdout = captureStdout();
     await runCli(["timeline", join(ARCHIVE, "recordings", "call-0001.flac"), "--json"]);
     const t = JSON.parse(stdout());
-    expect(t.id).toBe("call-0001.flac");
+    expect(bareId(t.id)).toBe("call-0001.flac");
     expect(t.entries.map((e: { role: string }) => e.role)).toEqual(["user", "assistant", "user", "assistant"]);
     expect(t.transitions.map((x: { kind: string }) => x.kind)).toEqual(["gap", "gap", "gap"]);
     expect(t.latency_ms.p50).toBeGreaterThan(400);
@@ -88,6 +90,6 @@ describe("voxmetrics timeline", () => {
     } finally {
       delete (process.stdout as { isTTY?: boolean }).isTTY;
     }
-    expect(stdout()).toMatch(/more\.jsonl#0 \(deepeval-jsonl\)[\s\S]*user_barge_in/);
+    expect(stdout()).toMatch(/more\.jsonl#0@[0-9a-f]{10} "barge-in" \(deepeval-jsonl\)[\s\S]*user_barge_in/);
   });
 });

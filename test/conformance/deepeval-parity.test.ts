@@ -73,5 +73,5 @@ describe.skipIf(!shared)("deepeval parity set (../shared/parity)", () => {
 });
 
 describe.skipIf(shared)("deepeval parity set", () => {
-  it.skip("../shared/parity is absent: the deepeval parity suite was skipped (fixtures/ vectors still run)", () => {});
+  it.skip("parity set absent (no ../shared/parity/expected.jsonl): skipped; run it with VOXMETRICS_SHARED=<folder holding parity/expected.jsonl> npx vitest run test/conformance (the fixtures/ reference vectors still run)", () => {});
 });

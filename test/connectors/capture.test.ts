@@ -27,6 +27,7 @@ import {
 } from "../../src/index.js";
 import { startReferenceAgent, type Misbehaviour, type ReferenceAgent } from "../../examples/reference-agent.js";
 import { CALLER_TTS, REPLY_TEXT, makeConnector, script } from "./live-helpers.js";
+import { bareId } from "../helpers/ids.js";
 
 let out: string;
 const agents: ReferenceAgent[] = [];
@@ -176,7 +177,7 @@ describe("capture output", () => {
     ]);
     // Discovery of the whole folder: one call per script (not also the simulation folders and recordings).
     const found = discoverCalls([dir]);
-    expect(found.calls.map((c) => c.id).sort()).toEqual(["order-status.json#0", "second.json#0"]);
+    expect(found.calls.map((c) => bareId(c.id)).sort()).toEqual(["order-status.json#0", "second.json#0"]);
     // The same call read three ways: the JSON, the simulation folder, the stereo recording.
     const fromJson = loadDeepevalJsonFile(join(dir, "order-status.json"))[0].testCase!;
     const simRef = discoverCalls([join(dir, run.simulationFolder, "order-status")]).calls[0];

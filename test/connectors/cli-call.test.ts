@@ -9,6 +9,7 @@ import { EspeakTts, decodeAudio } from "../../src/index.js";
 import { startReferenceAgent, type ReferenceAgent } from "../../examples/reference-agent.js";
 import { REPO_ROOT } from "../helpers/shared.js";
 import { ensureBuilt } from "../helpers/dist.js";
+import { bareId } from "../helpers/ids.js";
 
 const run = promisify(execFile);
 const BIN = join(REPO_ROOT, "bin", "voxmetrics.js");
@@ -52,7 +53,7 @@ describe("voxmetrics call", () => {
     // `score` reads the folder directly: one record per call.
     const again = await run("node", [BIN, "score", out, "--workers", "0"], { timeout: 60_000 });
     const records = again.stdout.trim().split("\n").map((l) => JSON.parse(l));
-    expect(records.map((x) => x.id)).toEqual(["order-status.json#0"]);
+    expect(records.map((x) => bareId(x.id))).toEqual(["order-status.json#0"]);
     expect(records[0].metrics["Turn-Taking Naturalness"].score).toBe(scores[0].metrics["Turn-Taking Naturalness"].score);
   });
 

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runScriptedCalls, type CallRunResult, type CallerTurnRecord, type ConversationalTestCase } from "../../src/index.js";
 import { startReferenceAgent, type ReferenceAgent } from "../../examples/reference-agent.js";
 import { CALLER_TTS, REPLY_TEXT, makeConnector, recordsOf, script, type CallbackTruth, type ConnectorKind } from "./live-helpers.js";
+import { report } from "../helpers/report.js";
 
 const TOLERANCE_MS = 20;
 const DELAYS = [300, 800, 1500];
@@ -134,6 +135,6 @@ describe("latency and start_time accuracy against injected reply delays (300, 80
   afterAll(() => {
     const f = (v: number) => v.toFixed(1).padStart(6);
     const lines = table.map((m) => `${m.kind.padEnd(9)} ${(m.duplex ? "duplex" : "half").padEnd(6)} ${String(m.delayMs).padStart(5)} ms  latency_ms ${f(m.latencyMs)}  Δstart ${f(m.startErr)}  Δlatency ${f(m.latencyErr)}  Δperceived ${f(m.perceivedErr)}  agent late ${f(m.agentLate)}`);
-    process.stderr.write(`\nlatency accuracy (measured − truth, ms):\n${lines.join("\n")}\n`);
+    report(`\nlatency accuracy (measured − truth, ms):\n${lines.join("\n")}`);
   });
 });

@@ -6,6 +6,7 @@ import { LoudnessMeter } from "../../src/dsp/loudness.js";
 import { callWav, DEFAULT_CALL } from "../helpers/calls.js";
 import { ESPEAK, FFMPEG, SOX, ffmpegEbur128 } from "../helpers/tools.js";
 import { readWav } from "../helpers/wav.js";
+import { report } from "../helpers/report.js";
 
 const PARITY_DIR = "/work/shared/parity/deepeval-sim";
 const TOLERANCE = { integratedLufs: 0.1, loudnessRangeLu: 0.5, truePeakDbtp: 0.2 };
@@ -39,6 +40,6 @@ describe.skipIf(!FFMPEG)("loudness vs ffmpeg ebur128", () => {
   const cases = [8000, 16000, 24000, 44100, 48000].flatMap((rate) => [1, 2].map((channels) => [rate, channels] as const));
   it.skipIf(!generated).each(cases)("generated call at %i Hz, %i channel(s)", (rate, channels) => {
     const { ours, theirs } = compare(callWav({ ...DEFAULT_CALL, channels: channels as 1 | 2, repeats: 2 }, rate));
-    console.log(`${rate} Hz ${channels}ch: I ${ours.integratedLufs!.toFixed(2)}/${theirs.integratedLufs} LRA ${ours.loudnessRangeLu?.toFixed(2)}/${theirs.loudnessRangeLu} TP ${ours.truePeakDbtp!.toFixed(2)}/${theirs.truePeakDbtp}`);
+    report(`${rate} Hz ${channels}ch: I ${ours.integratedLufs!.toFixed(2)}/${theirs.integratedLufs} LRA ${ours.loudnessRangeLu?.toFixed(2)}/${theirs.loudnessRangeLu} TP ${ours.truePeakDbtp!.toFixed(2)}/${theirs.truePeakDbtp}`);
   }, 60000);
 });

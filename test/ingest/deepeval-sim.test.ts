@@ -88,7 +88,7 @@ describe("loadSimConversation", () => {
 
   it("recovers the bundled sample's start times, including a barge-in", () => {
     const dir = join(REPO_ROOT, "fixtures", "sample-archive", "deepeval-runs", "simulation-2026-01-15_09-30-00");
-    const truth = JSON.parse(readFileSync(join(dir, "..", "truth.json"), "utf8")).start_times as Record<string, number>;
+    const truth = JSON.parse(readFileSync(join(dir, "..", "..", "..", "sample-archive-truth.json"), "utf8")).start_times as Record<string, number>;
     const { testCase } = loadSimConversation(dir);
     for (const t of testCase.turns) {
       const name = (t.metadata as { source_file: string }).source_file;

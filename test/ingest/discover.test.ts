@@ -1,11 +1,13 @@
 // Discovery: every format of the sample archive detected, stable ids, forced formats, bad inputs as error references.
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { loadDeepevalJsonFile } from "../../src/ingest/formats/deepeval-json.js";
 import { discoverCalls, loadCall } from "../../src/ingest/index.js";
+import { displayPathOf } from "../../src/ingest/files.js";
 import { REPO_ROOT } from "../helpers/shared.js";
+import { bareId } from "../helpers/ids.js";
 
 const ARCHIVE = join(REPO_ROOT, "fixtures", "sample-archive");
 const tmp = mkdtempSync(join(tmpdir(), "vx-disc-"));
@@ -13,44 +15,60 @@ afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 describe("discoverCalls", () => {
   it("finds every call of the sample archive with its format", () => {
-    const { calls, warnings } = discoverCalls([ARCHIVE]);
-    expect(calls.map((c) => [c.id, c.format])).toEqual([
-      ["calls/batch.json#0", "deepeval-json"],
-      ["calls/batch.json#1", "deepeval-json"],
-      ["calls/more.jsonl#0", "deepeval-jsonl"],
-      ["calls/more.jsonl#1", "deepeval-jsonl"],
-      ["calls/more.jsonl#2", "deepeval-jsonl"],
-      ["calls/order-status.json#0", "deepeval-json"],
-      ["deepeval-runs/simulation-2026-01-15_09-30-00", "deepeval-sim-folder"],
-      ["recordings/call-0001.flac", "dual-channel"],
+    const { calls, warnings, skipped } = discoverCalls([ARCHIVE]);
+    expect(calls.map((c) => [bareId(c.id), c.format])).toEqual([
+      ["batch.json#0", "deepeval-json"],
+      ["batch.json#1", "deepeval-json"],
+      ["more.jsonl#0", "deepeval-jsonl"],
+      ["more.jsonl#1", "deepeval-jsonl"],
+      ["more.jsonl#2", "deepeval-jsonl"],
+      ["order-status.json#0", "deepeval-json"],
+      ["simulation-2026-01-15_09-30-00", "deepeval-sim-folder"],
+      ["call-0001.flac", "dual-channel"],
       ["voicelive-dataset.jsonl#order-help", "voicelive-dataset"],
       ["voicelive-dataset.jsonl#thanks", "voicelive-dataset"],
-      ["voicelive-output/20260115_093000_voicelive-dataset.jsonl#order-help", "voicelive-output"],
+      ["20260115_093000_voicelive-dataset.jsonl#order-help", "voicelive-output"],
     ]);
-    expect(warnings.join("\n")).toMatch(/truth\.json: skipped/);
-    expect(warnings.join("\n")).toMatch(/mono audio clip\(s\) inside folders skipped/);
+    for (const c of calls) expect(c.id).toMatch(/@[0-9a-f]{10}$/);
+    expect(new Set(calls.map((c) => c.id)).size).toBe(calls.length);
+    // The sample archive warns of nothing; its mono clips are passed over by name.
+    expect(warnings).toEqual([]);
+    expect(skipped).toContain(`${displayPathOf(join(ARCHIVE, "clips", "user-1.wav"))}: skipped (a mono clip, not a call recording)`);
     for (const ref of calls) expect(() => loadCall(ref)).not.toThrow();
   });
 
-  it("keeps ids independent of the working directory and relative to the common folder of several inputs", () => {
+  it("gives a call the same id whichever folder, parent folder or files were passed, whatever the working directory", () => {
     const cwd = process.cwd();
+    const idsByPath = (inputs: string[]) => new Map(discoverCalls(inputs).calls.map((c) => [`${c.path}|${bareId(c.id)}`, c.id]));
+    const whole = idsByPath([ARCHIVE]);
     try {
       process.chdir(tmp);
-      const a = discoverCalls([join(ARCHIVE, "calls", "more.jsonl")]).calls.map((c) => c.id);
-      expect(a).toEqual(["more.jsonl#0", "more.jsonl#1", "more.jsonl#2"]);
-      const b = discoverCalls([join(ARCHIVE, "calls", "batch.json"), join(ARCHIVE, "recordings")]).calls.map((c) => c.id);
-      expect(b).toEqual(["calls/batch.json#0", "calls/batch.json#1", "recordings/call-0001.flac"]);
-      expect(discoverCalls([join(ARCHIVE, "deepeval-runs", "simulation-2026-01-15_09-30-00")]).calls[0].id).toBe("simulation-2026-01-15_09-30-00");
+      const runs = [
+        idsByPath([join(ARCHIVE, "..")]),
+        idsByPath([join(ARCHIVE, "calls", "more.jsonl")]),
+        idsByPath([join(ARCHIVE, "calls", "batch.json"), join(ARCHIVE, "recordings")]),
+        idsByPath([join(ARCHIVE, "deepeval-runs", "simulation-2026-01-15_09-30-00")]),
+        idsByPath([join(ARCHIVE, "voicelive-output", "20260115_093000_voicelive-dataset.jsonl"), join(ARCHIVE, "voicelive-dataset.jsonl")]),
+      ];
+      for (const run of runs) for (const [where, id] of run) if (whole.has(where)) expect(id, where).toBe(whole.get(where));
+      expect(runs.slice(1).reduce((n, r) => n + r.size, 0)).toBe(3 + 3 + 1 + 3);
     } finally {
       process.chdir(cwd);
     }
+    // The digest follows the content: a changed record gets a new id, the others keep theirs.
+    const copy = join(tmp, "more.jsonl");
+    const lines = readFileSync(join(ARCHIVE, "calls", "more.jsonl"), "utf8").trim().split("\n");
+    writeFileSync(copy, [lines[0], lines[1].replace('"inline-audio"', '"inline-audio-2"'), lines[2]].join("\n"));
+    const before = discoverCalls([join(ARCHIVE, "calls", "more.jsonl")]).calls.map((c) => c.id);
+    const after = discoverCalls([copy]).calls.map((c) => c.id);
+    expect([after[0] === before[0], after[1] === before[1], after[2] === before[2]]).toEqual([true, false, true]);
   });
 
   it("honours --input-format and exclusions", () => {
     const weird = join(tmp, "cases.txt");
     writeFileSync(weird, '{"turns": [{"role": "user", "content": "hi"}]}\n{"turns": [{"role": "assistant", "content": "yo"}]}\n');
     const forced = discoverCalls([weird], { inputFormat: "deepeval-jsonl" }).calls;
-    expect(forced.map((c) => [c.id, c.format, c.error])).toEqual([
+    expect(forced.map((c) => [bareId(c.id), c.format, c.error])).toEqual([
       ["cases.txt#0", "deepeval-jsonl", undefined],
       ["cases.txt#1", "deepeval-jsonl", undefined],
     ]);
@@ -58,7 +76,8 @@ describe("discoverCalls", () => {
     const unforced = discoverCalls([weird]).calls;
     expect(unforced[0].error?.code).toBe("UNSUPPORTED_INPUT");
     const excluded = discoverCalls([ARCHIVE], { exclude: [join(ARCHIVE, "calls")] }).calls;
-    expect(excluded.some((c) => c.id.startsWith("calls/"))).toBe(false);
+    expect(excluded.some((c) => c.path.startsWith(join(ARCHIVE, "calls")))).toBe(false);
+    expect(excluded.length).toBeGreaterThan(0);
   });
 
   it("turns a missing input and a mono clip given directly into error references", () => {
@@ -83,7 +102,7 @@ describe("discoverCalls", () => {
       writeFileSync(path, text);
       const library = loadDeepevalJsonFile(path);
       const { calls } = discoverCalls([path]);
-      expect(calls.map((c) => c.id), name).toEqual(library.map((r) => `${name}#${r.index}`));
+      expect(calls.map((c) => bareId(c.id)), name).toEqual(library.map((r) => `${name}#${r.index}`));
       const viaDiscovery = calls.map((ref) => {
         try {
           return loadCall(ref).testCase.name ?? "ok";
@@ -97,7 +116,7 @@ describe("discoverCalls", () => {
     const pretty = join(tmp, "pretty.jsonl");
     writeFileSync(pretty, JSON.stringify({ turns, name: "p" }, null, 2));
     expect(loadDeepevalJsonFile(pretty).map((r) => [r.line, r.error?.code])).toEqual(Array.from({ length: 9 }, (_, i) => [i + 1, "INVALID_JSON"]));
-    expect(discoverCalls([pretty]).calls.map((c) => c.error?.message)).toEqual([expect.stringMatching(/pretty\.jsonl: not valid JSON/)]);
+    expect(discoverCalls([pretty]).calls.map((c) => c.error?.message)).toEqual([`${pretty}: line 1 column 2: JSON syntax error: unexpected end of input (expected a property name in double quotes)`]);
   });
 
   it("carries the format it detected on error references (null when none was)", () => {

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { decodeAudio, writeWavPcm16 } from "../../src/audio/index.js";
 import { buildPartyTurns, loadDualChannel } from "../../src/ingest/formats/dual-channel.js";
+import { analyzeParity } from "../../src/analysis/parity.js";
 import { REPO_ROOT } from "../helpers/shared.js";
 
 const CLIPS = join(REPO_ROOT, "fixtures", "sample-archive", "clips");
@@ -106,4 +107,54 @@ describe("loadDualChannel", () => {
     expect(testCase.turns.map((t) => t.content)).toEqual(sidecar.transcript.map((s: { text: string }) => s.text));
     testCase.turns.forEach((t, i) => expect(Math.abs(t.audio!.start_time! - sidecar.transcript[i].start)).toBeLessThan(0.03));
   });
+
+  it("keeps a turn's natural decay, so a clean clip cut at a segment boundary does not end abruptly", () => {
+    const measured = (pcm: Int16Array) => analyzeParity(pcm, RATE);
+    // The premise: in the recording each clip is followed by silence, so nothing is cut mid-voice
+    // (each clip with 50 ms of silence after it does not end abruptly).
+    for (const [name] of truth) {
+      const c = clip(name);
+      const padded = new Int16Array(c.length + RATE / 20);
+      padded.set(c);
+      expect(measured(padded).ends_abruptly, name).toBe(false);
+    }
+    const path = join(tmp, "decay.wav");
+    writeFileSync(path, recording(callerSide, agentSide));
+    const { testCase } = loadDualChannel(path);
+    testCase.turns.forEach((t, i) => {
+      const pcm = decodeAudio(t.audio!.getBytes()).samples;
+      expect(measured(pcm).ends_abruptly, `turn ${i}`).toBe(false);
+      // At most 0.3 s of decay past the detected speech, and the decay never reaches into the next turn.
+      const segments = (t.metadata as { speech_segments: Array<[number, number]> }).speech_segments;
+      const speechEnd = segments[segments.length - 1][1];
+      const end = t.audio!.start_time! + t.audio!.duration!;
+      expect(end).toBeGreaterThanOrEqual(speechEnd - 1 / RATE);
+      expect(end).toBeLessThanOrEqual(speechEnd + 0.3 + 1 / RATE);
+      const next = testCase.turns[i + 1];
+      if (next) expect(end).toBeLessThanOrEqual(Math.max(speechEnd, next.audio!.start_time!) + 1 / RATE);
+    });
+    const sample = loadDualChannel(join(REPO_ROOT, "fixtures", "sample-archive", "recordings", "call-0001.flac")).testCase;
+    for (const t of sample.turns) expect(measured(decodeAudio(t.audio!.getBytes()).samples).ends_abruptly).toBe(false);
+  });
+
+  it("a voice cut off by the end of the recording still ends abruptly", () => {
+    const user = clip("user-1");
+    const agent = clip("agent-1");
+    const cut = Math.round(agent.length * 0.6);
+    const agentAt = user.length + RATE / 2;
+    const frames = agentAt + cut;
+    const out = new Int16Array(frames * 2);
+    user.forEach((x, k) => (out[k * 2] = x));
+    for (let k = 0; k < cut; k++) out[(agentAt + k) * 2 + 1] = agent[k];
+    expect(measured16(agent.subarray(0, cut))).toBe(true);
+    const path = join(tmp, "cut.wav");
+    writeFileSync(path, writeWavPcm16(out, RATE, 2));
+    const turns = loadDualChannel(path).testCase.turns;
+    expect(turns.map((t) => t.role)).toEqual(["user", "assistant"]);
+    expect(measured16(decodeAudio(turns[1].audio!.getBytes()).samples)).toBe(true);
+  });
 });
+
+function measured16(pcm: Int16Array): boolean {
+  return analyzeParity(pcm, RATE).ends_abruptly;
+}

@@ -7,6 +7,7 @@ import { discoverCalls, loadCall, type IngestOptions } from "../../src/ingest/in
 import { decodeDataUri, groundTruthOf, questionOf, resolveDatasetPath } from "../../src/ingest/formats/voicelive-dataset.js";
 import { VoxError } from "../../src/model/errors.js";
 import { REPO_ROOT } from "../helpers/shared.js";
+import { bareId } from "../helpers/ids.js";
 
 const CLIP = join(REPO_ROOT, "fixtures", "sample-archive", "clips", "user-1.wav");
 const tmp = mkdtempSync(join(tmpdir(), "vx-vl-"));
@@ -48,7 +49,7 @@ describe("Voice Live dataset", () => {
       ]),
     );
     const calls = loadAll(file);
-    expect(calls.map((c) => c.id)).toEqual(["legacy.jsonl#c1", "legacy.jsonl#c2", "legacy.jsonl#default"]);
+    expect(calls.map((c) => bareId(c.id))).toEqual(["legacy.jsonl#c1", "legacy.jsonl#c2", "legacy.jsonl#default"]);
     const c1 = calls[0];
     expect(c1.testCase.name).toBe("c1");
     expect(c1.testCase.turns.map((t: { role: string; content: string; metadata: Record<string, unknown> }) => [t.role, t.content, t.metadata.ground_truth])).toEqual([
@@ -63,11 +64,11 @@ describe("Voice Live dataset", () => {
     const file = join(ds, "escape.jsonl");
     writeFileSync(file, jsonl([{ WavPath: "../outside.wav", conversationID: "bad" }, { WavPath: "audio/link.wav", conversationID: "link" }, { WavPath: "audio/q1.wav", conversationID: "ok" }]));
     const calls = loadAll(file);
-    const bad = calls.find((c) => c.id.endsWith("#bad"))!;
+    const bad = calls.find((c) => bareId(c.id).endsWith("#bad"))!;
     expect(bad.error!.code).toBe("PATH_REFUSED");
     expect(bad.error!.message).toMatch(/escape\.jsonl: line 1: WavPath: audio path "\.\.\/outside\.wav" resolves to .*outside\.wav, outside the dataset folder .*dataset; refused/);
-    expect(calls.find((c) => c.id.endsWith("#link"))!.error!.code).toBe("PATH_REFUSED");
-    expect(calls.find((c) => c.id.endsWith("#ok"))).toHaveProperty("testCase");
+    expect(calls.find((c) => bareId(c.id).endsWith("#link"))!.error!.code).toBe("PATH_REFUSED");
+    expect(calls.find((c) => bareId(c.id).endsWith("#ok"))).toHaveProperty("testCase");
     expect(() => resolveDatasetPath(ds, "../../etc/passwd", { file: "f", field: "WavPath" })).toThrow(/refused/);
   });
 
@@ -142,7 +143,7 @@ describe("Voice Live output", () => {
       ]),
     );
     const calls = loadAll(file);
-    expect(calls.map((c) => c.id)).toEqual(["20260101_000000_ds.jsonl#conv-a", "20260101_000000_ds.jsonl#conv-b"]);
+    expect(calls.map((c) => bareId(c.id))).toEqual(["20260101_000000_ds.jsonl#conv-a", "20260101_000000_ds.jsonl#conv-b"]);
     const turns = calls[0].testCase.turns;
     expect(turns.map((t: { role: string; content: string }) => [t.role, t.content])).toEqual([
       ["user", "user 1"],
@@ -174,7 +175,7 @@ describe("Voice Live output", () => {
     });
     writeFileSync(file, jsonl([legacy(2), legacy(1)]));
     const [call] = loadAll(file);
-    expect(call.id).toBe("legacy.jsonl#default");
+    expect(bareId(call.id)).toBe("legacy.jsonl#default");
     expect(call.testCase.turns.map((t: { content: string }) => t.content)).toEqual(["q1", "a1", "q2", "a2"]);
     expect(call.testCase.turns[3].latency_ms).toBe(1000);
     expect(call.testCase.turns[3].metadata.text_response_latency_seconds).toBe(0.3);

@@ -25,11 +25,11 @@ describe("parseTestCaseText containers", () => {
     const parsed = parseTestCaseText(`${JSON.stringify({ turns })}\n{"turns": [\n${JSON.stringify({ turns })}`, { file: "calls.jsonl" });
     expect(parsed.map((r) => Boolean(r.testCase))).toEqual([true, false, true]);
     expect(parsed[1].error?.code).toBe("INVALID_JSON");
-    expect(parsed[1].error?.message).toMatch(/^calls\.jsonl: JSON syntax error on line 2/);
+    expect(parsed[1].error?.message).toBe("calls.jsonl: line 2 column 12: JSON syntax error: unexpected end of input (expected a JSON value)");
   });
   it("a JSON syntax error in a single-object file names the file", () => {
     const [r] = parseTestCaseText('{"turns": [}', { file: "call.json" });
-    expect(r.error?.message).toMatch(/^call\.json: JSON syntax error/);
+    expect(r.error?.message).toBe('call.json: line 1 column 12: JSON syntax error: unexpected "}" (expected a JSON value)');
   });
 });
 

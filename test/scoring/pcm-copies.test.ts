@@ -8,6 +8,7 @@ import { discoverCalls, loadCall, type CallRef } from "../../src/ingest/index.js
 import { resolveScoreOptions } from "../../src/scoring/options.js";
 import { scoreCall } from "../../src/scoring/score-call.js";
 import { REPO_ROOT } from "../helpers/shared.js";
+import { bareId } from "../helpers/ids.js";
 
 const ARCHIVE = join(REPO_ROOT, "fixtures", "sample-archive");
 
@@ -51,7 +52,7 @@ describe("PCM copies into wasm per call", () => {
     const clips = clipSamples(ref);
     const ingest = ingestSamples(ref, clips);
     // A text-only call copies nothing; every other call of the archive has audio.
-    expect(clips > 0).toBe(ref.id !== "calls/more.jsonl#2");
+    expect(clips > 0).toBe(bareId(ref.id) !== "more.jsonl#2");
     const copied = copiedBy(() => expect(scoreCall({ ref, ingest: {}, score: withAcoustics }).status).toBe("ok"));
     expect(copied).toBe(ingest + clips);
     // --acoustics costs no extra copy.

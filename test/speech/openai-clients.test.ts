@@ -1,5 +1,5 @@
 // OpenAI-compatible TTS, STT and chat clients against a local server that checks the documented request shapes, with timeouts, 429/Retry-After, 5xx, malformed JSON and wrong content types.
-import { inspect } from "node:util";
+import { format, inspect } from "node:util";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { decodeAudio } from "../../src/audio/decode.js";
 import { findFfmpeg } from "../../src/audio/ffmpeg.js";
@@ -368,8 +368,8 @@ describe("the API key", () => {
       for (const t of texts) expect(t).not.toContain(secret);
       expect(errors[0].message).toContain("upstream saw key [redacted]");
       expect(errors[1].message).toContain("Incorrect API key provided: [redacted]");
-      // Printing an error (as a CLI would) prints no key either.
-      console.error(errors[1]);
+      // Printing an error (as a CLI would: console.error formats it so) prints no key either.
+      logged.push(format(errors[1]));
     } finally {
       restore.forEach((r) => r());
     }

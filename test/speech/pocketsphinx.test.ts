@@ -9,6 +9,7 @@ import { writeWavPcm16 } from "../../src/audio/wav-writer.js";
 import { Audio } from "../../src/model/audio.js";
 import { DEFAULT_POCKETSPHINX_OPTIONS, findPocketsphinx, PocketsphinxSpeechToText, SpeechModelError } from "../../src/speech/index.js";
 import { compareTranscripts, sumErrorCounts, type EditCounts } from "../../src/text/index.js";
+import { report as printReport } from "../helpers/report.js";
 
 const BINARY = await findPocketsphinx();
 const MODEL = existsSync(join(DEFAULT_POCKETSPHINX_OPTIONS.modelDir, "en-us.lm.bin"));
@@ -29,7 +30,7 @@ const fileAudio = (path: string) => Audio.fromBytes(new Uint8Array(readFileSync(
 
 function report(label: string, parts: EditCounts[]): number {
   const t = sumErrorCounts(parts);
-  console.log(`pocketsphinx WER on ${label}: ${(100 * t.rate!).toFixed(1)}% (N=${t.referenceLength} words, S=${t.substitutions} D=${t.deletions} I=${t.insertions})`);
+  printReport(`pocketsphinx WER on ${label}: ${(100 * t.rate!).toFixed(1)}% (N=${t.referenceLength} words, S=${t.substitutions} D=${t.deletions} I=${t.insertions})`);
   return t.rate!;
 }
 
@@ -43,7 +44,7 @@ describe.skipIf(!READY)("PocketsphinxSpeechToText (pocketsphinx is installed: tr
         const { text, costUsd } = await stt.transcribe(fileAudio(join(TESTDATA, `${id}.wav`)));
         expect(costUsd).toBe(0);
         const cmp = compareTranscripts(reference, text);
-        console.log(`  ${id}: WER ${(100 * cmp.wer!).toFixed(1)}% | ref: ${cmp.reference} | hyp: ${cmp.hypothesis}`);
+        printReport(`  ${id}: WER ${(100 * cmp.wer!).toFixed(1)}% | ref: ${cmp.reference} | hyp: ${cmp.hypothesis}`);
         return cmp.words;
       }),
     );
@@ -86,7 +87,7 @@ describe.skipIf(!READY)("PocketsphinxSpeechToText (pocketsphinx is installed: tr
         const path = join(work, `espeak-${k}.wav`);
         execFileSync(ESPEAK!, ["-v", "en-us+klatt", "-s", "175", "-w", path, sentence]);
         const cmp = compareTranscripts(sentence, (await stt.transcribe(fileAudio(path))).text);
-        console.log(`  WER ${(100 * cmp.wer!).toFixed(1)}% | ref: ${cmp.reference} | hyp: ${cmp.hypothesis}`);
+        printReport(`  WER ${(100 * cmp.wer!).toFixed(1)}% | ref: ${cmp.reference} | hyp: ${cmp.hypothesis}`);
         return cmp.words;
       }),
     );

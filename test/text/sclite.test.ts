@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { alignTokens, characterErrorRate, compareTranscripts, normalizeWords, sumErrorCounts, wordErrorRate, type EditCounts } from "../../src/text/index.js";
 import { seededRandom } from "../helpers/random.js";
+import { report } from "../helpers/report.js";
 
 function findSclite(): string | null {
   const candidates = [process.env.SCLITE_PATH, "/usr/lib/sctk/bin/sclite", "/usr/bin/sclite", "/usr/local/bin/sclite"];
@@ -191,7 +192,7 @@ describe.skipIf(!SCLITE)("WER and CER equal NIST sclite's (sclite is installed: 
     });
     const total = sumErrorCounts(ours);
     expectSamePercent(total.rate!, sclite.totalErrPercent);
-    console.log(
+    report(
       `sclite comparison, words: ${pairs.length} pairs, ${total.referenceLength} reference words, ` +
         `C=${total.correct} S=${total.substitutions} D=${total.deletions} I=${total.insertions}, WER ${(100 * total.rate!).toFixed(2)}% (sclite ${sclite.totalErrPercent}%)`,
     );
@@ -212,7 +213,7 @@ describe.skipIf(!SCLITE)("WER and CER equal NIST sclite's (sclite is installed: 
     });
     const total = sumErrorCounts(ours);
     expectSamePercent(total.rate!, sclite.totalErrPercent);
-    console.log(
+    report(
       `sclite comparison, characters: ${total.referenceLength} reference characters, ` +
         `C=${total.correct} S=${total.substitutions} D=${total.deletions} I=${total.insertions}, CER ${(100 * total.rate!).toFixed(2)}% (sclite ${sclite.totalErrPercent}%)`,
     );

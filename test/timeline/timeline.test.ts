@@ -57,9 +57,22 @@ describe("findTransitions and latencies", () => {
     const latencies = responseLatenciesMs(findTransitions(entries), entries);
     expect(latencies.map((x) => Math.round(x))).toEqual([200, -100, 1000]);
     const summary = latencySummaryMs(latencies);
+    expect(summary).toMatchObject({ count: 3, p95: null, p99: null });
     expect(summary.p50).toBeCloseTo(200, 9);
-    expect(summary.p95).toBeCloseTo(200 + 0.9 * 800, 9);
-    expect(summary.p99).toBeCloseTo(200 + 0.98 * 800, 9);
-    expect(latencySummaryMs([])).toEqual({ p50: null, p95: null, p99: null });
+    // p95 from 20 samples, p99 from 100: 1..100 ms.
+    const many = Array.from({ length: 100 }, (_, k) => k + 1);
+    expect(latencySummaryMs(many.slice(0, 19)).p95).toBeNull();
+    expect(latencySummaryMs(many.slice(0, 20)).p95).toBeCloseTo(1 + 0.95 * 19, 9);
+    expect(latencySummaryMs(many.slice(0, 99)).p99).toBeNull();
+    expect(latencySummaryMs(many)).toMatchObject({ count: 100, p50: 50.5 });
+    expect(latencySummaryMs(many).p99).toBeCloseTo(1 + 0.99 * 99, 9);
+    expect(latencySummaryMs([])).toEqual({ count: 0, p50: null, p95: null, p99: null });
+  });
+
+  it("an agent clip that starts with (or before) its caller clip is no response", () => {
+    // Both channels' clips start at 0 (a recording cut per speaker): not a −3,740 ms latency.
+    const entries = [entry(0, "user", 0, 3.74), entry(1, "assistant", 0, 2)];
+    expect(findTransitions(entries)).toHaveLength(1);
+    expect(responseLatenciesMs(findTransitions(entries), entries)).toEqual([]);
   });
 });

@@ -1,6 +1,6 @@
 // Voice Live dataset and output files (formats.md F3.7, F4.9): records grouped into one call per conversation id, and read back by byte range.
 import { VoxError } from "../../model/errors.js";
-import { parseRecord } from "../../model/json-records.js";
+import { describeRecordSyntaxError, locateRecordSyntaxError, parseRecord } from "../../model/json-records.js";
 import { readRanges } from "../files.js";
 import type { Candidate, CandidateContext, CallRef, ConversationRef } from "../types.js";
 
@@ -26,8 +26,8 @@ export function discoverConversations(c: Candidate, ctx: CandidateContext, conve
     let value: unknown;
     try {
       value = parseRecord(decoder.decode(c.bytes.subarray(range[0], range[1])));
-    } catch (e) {
-      const error = { code: "INVALID_JSON" as const, message: `${displayPath}: line ${line}: JSON syntax error: ${(e as Error).message}` };
+    } catch {
+      const error = { code: "INVALID_JSON" as const, message: `${displayPath}: ${describeRecordSyntaxError(decoder.decode(c.bytes.subarray(range[0], range[1])), line)}` };
       calls.push({ id: `${id}#line-${line}`, format, path: c.path, displayPath, error });
       return;
     }
@@ -63,8 +63,9 @@ export function readConversationRecords(ref: ConversationRef): LineRecord[] {
     const line = ref.lines[i];
     try {
       return { value: parseRecord(text), line };
-    } catch (e) {
-      throw new VoxError("INVALID_JSON", `JSON syntax error on line ${line}: ${(e as Error).message}`, { file: ref.displayPath });
+    } catch {
+      const { where, detail } = locateRecordSyntaxError(text, line);
+      throw new VoxError("INVALID_JSON", detail, { file: ref.displayPath, field: where });
     }
   });
 }

@@ -1,11 +1,14 @@
 // deepeval ConversationalTestCase JSON / JSON arrays / JSONL files (formats.md F1): detection, one call per record, loading a record; and the library loaders of whole files.
 import { readFileSync } from "node:fs";
 import { dirname, isAbsolute, resolve } from "node:path";
-import type { ResolvedLocalFile } from "../../model/audio.js";
+import { setDefaultLocalAudioResolver, type ResolvedLocalFile } from "../../model/audio.js";
 import { parseTestCaseText, testCaseFromJson, type CompatMode, type ParsedTestCase } from "../../model/codec.js";
 import { VoxError } from "../../model/errors.js";
-import { parseRecord } from "../../model/json-records.js";
+import { lineAndColumn, locateRecordSyntaxError, parseRecord } from "../../model/json-records.js";
 import { extensionOf, isFile, isInside, readFileBytes, readRanges, realPathOr } from "../files.js";
+
+/** Line and column just after `text`. */
+const endOf = (text: string) => lineAndColumn(text, text.length);
 import type { Candidate, CandidateContext, CallRef, IngestOptions, InputFormat, LoadedCall, RecordRef } from "../types.js";
 
 /** A test case (F0.2 order 2): a JSON object with a `turns` key of any type; a JSONL container makes it deepeval-jsonl. */
@@ -15,23 +18,26 @@ export function detect(c: Candidate): InputFormat | null {
 }
 
 /** One call per record: `<id>#<index>`, with its byte range (and line, in JSONL). */
-export function discover(c: Candidate, { id, displayPath, format }: CandidateContext): CallRef[] {
+export function discover(c: Candidate, { id, displayPath, format, baseDir }: CandidateContext): CallRef[] {
   if (c.kind !== "json" || (format !== "deepeval-json" && format !== "deepeval-jsonl")) return [];
   const { ranges, lines } = c.records;
-  return ranges.map((range, index): RecordRef => ({ id: `${id}#${index}`, format, path: c.path, displayPath, index, range, line: lines ? lines[index] : null }));
+  return ranges.map((range, index): RecordRef => ({ id: `${id}#${index}`, format, path: c.path, displayPath, index, range, line: lines ? lines[index] : null, ...(baseDir ? { baseDir } : {}) }));
 }
 
 /** Parse and validate one record; urls resolve against the file's folder. */
 export function load(ref: RecordRef, options: IngestOptions): LoadedCall {
   const [text] = readRanges(ref.path, [ref.range]);
-  const file = ref.line !== null ? `${ref.displayPath} line ${ref.line}` : ref.index ? `${ref.displayPath} record ${ref.index}` : ref.displayPath;
+  const file = ref.line !== null ? `${ref.displayPath}: line ${ref.line}` : ref.index ? `${ref.displayPath}: record ${ref.index}` : ref.displayPath;
   let value: unknown;
   try {
     value = parseRecord(text ?? "");
-  } catch (e) {
-    throw new VoxError("INVALID_JSON", `JSON syntax error: ${(e as Error).message}`, { file });
+  } catch {
+    // Where in the file: a JSONL record starts its line; an array element needs the text before it.
+    const start = ref.line !== null ? { line: ref.line, column: 1 } : endOf(readRanges(ref.path, [[0, ref.range[0]]])[0]);
+    const { where, detail } = locateRecordSyntaxError(text ?? "", start.line, start.column);
+    throw new VoxError("INVALID_JSON", detail, { file: ref.displayPath, field: where });
   }
-  const baseDir = dirname(ref.path);
+  const baseDir = ref.baseDir ?? dirname(ref.path);
   const warnings: string[] = [];
   const testCase = testCaseFromJson(value, { compat: options.compat, file, resolveLocal: localAudioResolver(baseDir, options.confinePaths ?? null), describeUrl: (url) => localPathOf(url, baseDir) ?? url }, warnings);
   return { testCase, warnings };
@@ -41,6 +47,7 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === "object" && !Array.isArray(v);
 }
 
+/** Options of loadDeepevalJsonFile / parseDeepevalJsonText. */
 export interface DeepevalJsonOptions {
   compat?: CompatMode;
   /** Name of the file in messages (defaults to the path). */
@@ -64,6 +71,14 @@ function safeDecode(s: string): string {
     return s;
   }
 }
+
+// `new Audio({ url: "./clip.wav" })` in library code reads local files as deepeval's Audio does
+// (relative to the working directory, or the given baseDir); the bytes are the Audio's own.
+setDefaultLocalAudioResolver((url, baseDir) => {
+  const p = localPathOf(url, baseDir ?? process.cwd());
+  if (!p || !isFile(p)) return null;
+  return { path: p, bytes: new Uint8Array(readFileSync(p)) };
+});
 
 /**
  * A resolver for `Audio` urls that reads existing local files relative to `baseDir`; with `confine`,

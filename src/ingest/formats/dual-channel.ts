@@ -122,6 +122,33 @@ function transcriptFor(turn: PartyTurn, sidecar: Sidecar | null): string {
     .join(" ");
 }
 
+/** Longest natural decay kept after a turn's detected speech end (s). */
+const TRAILING_DECAY_MAX_S = 0.3;
+/** deepeval's edge window (20 ms) and the edge RMS above which a clip "ends abruptly" (voice-metrics.md §3.1). */
+const EDGE_WINDOW_S = 0.02;
+const EDGE_RMS = 1000;
+
+/**
+ * The first frame e in [speechEnd, limit] (stepping 1 ms) where the channel's last edge window
+ * before e is at or below the abrupt-end level: the end of the voice's natural decay. `speechEnd`
+ * itself when no such point comes before `limit` (the turn really is cut off).
+ */
+function decayEnd(recording: RecordingKernels, channel: number, from: number, speechEnd: number, limit: number, rate: number): number {
+  if (limit <= speechEnd) return speechEnd;
+  const window = Math.max(1, Math.trunc(rate * EDGE_WINDOW_S));
+  const lo = Math.max(from, speechEnd - window);
+  const pcm = new Int16Array(limit - lo);
+  recording.pcm16(channel, lo, limit, pcm);
+  const step = Math.max(1, Math.round(rate / 1000));
+  for (let e = speechEnd; e <= limit; e += step) {
+    const start = Math.max(from, e - window);
+    let sum = 0;
+    for (let k = start; k < e; k++) sum += pcm[k - lo] * pcm[k - lo];
+    if (e > start && Math.sqrt(sum / (e - start)) <= EDGE_RMS) return e;
+  }
+  return speechEnd;
+}
+
 /** Read a dual-channel recording into a test case whose turns are cut from each party's channel. */
 export function loadDualChannel(path: string, options: IngestOptions = {}): LoadedCall {
   const file = displayPathOf(path);
@@ -163,7 +190,12 @@ export function loadDualChannel(path: string, options: IngestOptions = {}): Load
 
     const turns: Turn[] = parties.map((p, index) => {
       const from = Math.max(0, Math.round(p.start * rate));
-      const to = Math.min(frames, Math.round(p.end * rate));
+      const speechEnd = Math.min(frames, Math.round(p.end * rate));
+      // The clip keeps the voice's natural decay after the detected speech end (up to the next turn),
+      // so a turn cut cleanly from a recording does not look like one that ends abruptly.
+      const nextStart = index + 1 < parties.length ? Math.round(parties[index + 1].start * rate) : frames;
+      const limit = Math.min(frames, nextStart, speechEnd + Math.round(TRAILING_DECAY_MAX_S * rate));
+      const to = decayEnd(recording, p.role === "user" ? callerChannel : agentChannel, from, speechEnd, limit, rate);
       // Only the turn's frames are de-interleaved, straight into the clip's WAV bytes.
       const { bytes: clip, samples: pcm } = allocateWavPcm16(Math.max(0, to - from), rate, 1);
       if (to > from) recording.pcm16(p.role === "user" ? callerChannel : agentChannel, from, to, pcm);
