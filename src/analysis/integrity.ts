@@ -155,6 +155,7 @@ export interface IntegrityOptions {
   repeatMinRunFraction: number;
 }
 
+/** Defaults of the voxmetrics profile's integrity measurements (dropouts, repeats, truncation), each with its unit and source in docs/voxmetrics-profile.md. */
 export const DEFAULT_INTEGRITY_OPTIONS: Readonly<IntegrityOptions> = Object.freeze({
   blockS: 0.005,
   speechLevelPercentile: 90,

@@ -36,6 +36,7 @@ export interface AudioLimits {
   decodeTimeoutSeconds: number;
 }
 
+/** The default decoded-size budget of one file or clip (`--max-audio-seconds`, `--max-channels`, expansion rule), generous enough for any real call. */
 export const DEFAULT_AUDIO_LIMITS: Readonly<AudioLimits> = Object.freeze({
   maxAudioSeconds: 86_400,
   maxChannels: 32,

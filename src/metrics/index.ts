@@ -54,6 +54,7 @@ type MetricClass = new (options?: MetricOptions) => BaseVoiceMetric;
 
 /** The scoring profiles: deepeval's seven metrics exactly, or the calibrated voxmetrics profile of the same seven. */
 export const METRIC_PROFILES = ["deepeval", "voxmetrics"] as const;
+/** A scoring profile: `deepeval` (deepeval's seven metrics, exactly) or `voxmetrics` (the calibrated profile). */
 export type MetricProfile = (typeof METRIC_PROFILES)[number];
 
 /** The voxmetrics profile's class of each metric id. */

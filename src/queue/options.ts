@@ -70,6 +70,7 @@ export interface QueueOptions {
   signal?: AbortSignal;
 }
 
+/** The queue's state as the coordinator's progress line shows it: jobs waiting and active, live workers. */
 export interface QueueStatus {
   /** Jobs waiting for a worker. */
   waiting: number;
@@ -81,6 +82,7 @@ export interface QueueStatus {
 
 type QueueDefaults = Required<Pick<QueueOptions, "name" | "batchSize" | "jobsAhead" | "connectTimeoutMs" | "statusIntervalMs">>;
 
+/** Defaults of queue mode (`score --queue`): queue name, calls per job, jobs enqueued ahead, connect timeout and status interval. */
 export const DEFAULT_QUEUE_OPTIONS: Readonly<QueueDefaults> = Object.freeze({
   name: "voxmetrics",
   batchSize: 16,
@@ -154,6 +156,7 @@ export interface QueueWorkerOptions {
   onRedisEvent?: (event: { kind: "ready" } | { kind: "reconnecting"; attempt: number; delayMs: number; error: string }) => void;
 }
 
+/** Defaults of `voxmetrics worker`: jobs at once, connect timeout and stalled-job timeout. */
 export const DEFAULT_QUEUE_WORKER_OPTIONS = Object.freeze({
   concurrency: 2,
   connectTimeoutMs: 20_000,

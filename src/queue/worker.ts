@@ -20,6 +20,7 @@ function readable(path: string): boolean {
   }
 }
 
+/** What a queue worker has done so far: jobs and calls finished, jobs active, Redis connection state, uptime. */
 export interface QueueWorkerStats {
   name: string;
   /** Jobs and calls finished since start. */
@@ -31,6 +32,7 @@ export interface QueueWorkerStats {
   uptimeS: number;
 }
 
+/** A running queue worker: its statistics, and a graceful stop that finishes the jobs in flight. */
 export interface QueueWorkerHandle {
   readonly name: string;
   readonly threads: number;

@@ -6,6 +6,7 @@ import { VoxError } from "../model/errors.js";
 
 /** How caller audio reaches the session rate: `band-limited` (proper filter, default) or `linear` (the harness, bit for bit). */
 export type ReplayResampler = "band-limited" | "linear";
+/** Resamplers of replayed audio: a band-limited filter (default) or `linear`, which reproduces the harness bit for bit. */
 export const REPLAY_RESAMPLERS: readonly ReplayResampler[] = ["band-limited", "linear"];
 
 /** Mono int16 PCM at a rate. */

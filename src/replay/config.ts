@@ -36,6 +36,7 @@ export interface ReplaySessionConfig {
   transcription_model: string | null;
 }
 
+/** The harness's session defaults (model, voice, VAD, noise reduction, echo cancellation, turn-detection thresholds), overridden by `--config` and flags. */
 export const DEFAULT_REPLAY_SESSION_CONFIG: Readonly<ReplaySessionConfig> = Object.freeze({
   model: "gpt-realtime",
   voice: "en-US-Ava:DragonHDLatestNeural",
@@ -54,6 +55,7 @@ export const DEFAULT_REPLAY_SESSION_CONFIG: Readonly<ReplaySessionConfig> = Obje
   transcription_model: null,
 });
 
+/** The flat session-config keys `--config` accepts, in the harness's order. */
 export const REPLAY_SESSION_KEYS = Object.keys(DEFAULT_REPLAY_SESSION_CONFIG) as (keyof ReplaySessionConfig)[];
 
 /** Default instructions when a conversation has no system prompt (formats.md F4.2). */

@@ -7,6 +7,7 @@ import { DEFAULT_INSTRUCTIONS } from "./config.js";
 
 /** How entries become sessions (the harness's `--session-mode`). */
 export type GroupingMode = "per-conversation" | "per-file" | "single";
+/** How dataset turns are grouped into realtime sessions: per conversation id (the harness's default), per file, or all in one. */
 export const GROUPING_MODES: readonly GroupingMode[] = ["per-conversation", "per-file", "single"];
 
 /** Where a turn's caller audio comes from. */

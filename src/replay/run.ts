@@ -14,6 +14,7 @@ import type { StubTools } from "./tools.js";
 
 export { REPLAY_MANIFEST_FILE, REPLAY_MANIFEST_FORMAT };
 
+/** Options of one replay run: datasets, agent URL, session config, tools, output folder, concurrency, resume. */
 export interface ReplayRunOptions {
   /** A dataset JSONL or a folder of them (searched recursively). */
   input: string;
@@ -53,6 +54,7 @@ export interface ReplayRunOptions {
   onProgress?: (line: string) => void;
 }
 
+/** Defaults of `voxmetrics replay`: resampler, session grouping, concurrency, resume, legacy names, VAD split handling, post-clip silence, drain and turn timeouts. */
 export const DEFAULT_REPLAY_RUN_OPTIONS = Object.freeze({
   resampler: "band-limited" as ReplayResampler,
   grouping: "per-conversation" as GroupingMode,
@@ -70,6 +72,7 @@ export const DEFAULT_REPLAY_RUN_OPTIONS = Object.freeze({
   suffix: "",
 });
 
+/** What a replay run produced: the output folder and manifest, datasets, conversations replayed and skipped, records and error records, warnings, and the user-side WER. */
 export interface ReplayRunResult {
   out: string;
   manifest: string;

@@ -9,10 +9,12 @@ import type { ToolCall, StubTools } from "./tools.js";
 
 /** What happens when the agent answers during a pause inside a clip. */
 export type VadSplitMode = "send-whole" | "drop-rest";
+/** What happens when server VAD answers inside a clip: send the whole clip and record `vad_split` (default), or drop the rest as the harness does. */
 export const VAD_SPLIT_MODES: readonly VadSplitMode[] = ["send-whole", "drop-rest"];
 
 /** What follows a clip until the agent's VAD ends the caller's turn. */
 export type PostClipSilence = "paced" | "keepalive";
+/** What is sent after a clip while waiting for the reply: paced silence frames, or keep-alive only. */
 export const POST_CLIP_SILENCES: readonly PostClipSilence[] = ["paced", "keepalive"];
 
 export interface ReplaySessionOptions {

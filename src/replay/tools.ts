@@ -25,6 +25,7 @@ function outputString(value: unknown): string {
   return typeof value === "string" ? value : JSON.stringify(value ?? null);
 }
 
+/** Stub tools that answer the agent's function calls during a replay, from a JSON table or a module. */
 export interface StubTools {
   /** Where the stubs came from (for the run metadata). */
   source: string;

@@ -9,6 +9,7 @@ import { CsvWriter } from "./csv.js";
 import { ResultWriter } from "./jsonl-writer.js";
 import { SummaryAccumulator, type RunSummary } from "./summary.js";
 
+/** What `voxmetrics merge` combines: the part files of a sharded run and the merged outputs to write. */
 export interface MergeOptions {
   /** The part files (each written by `score --shard K/N --out part.jsonl`). */
   parts: string[];
@@ -18,6 +19,7 @@ export interface MergeOptions {
   csv?: string | null;
 }
 
+/** The outcome of a merge: the merged summary, the shared part header and the number of calls. */
 export interface MergeResult {
   summary: RunSummary;
   /** The header every part shares (its shard fields are those of the first part). */

@@ -8,6 +8,7 @@ export interface HeardTurn {
   text: string;
 }
 
+/** What a caller policy sees when choosing its next utterance: the golden (with its persona), the turns heard so far, how many it has spoken and may speak, and what it heard when about to barge in. */
 export interface CallerContext {
   golden: ConversationalGolden;
   history: readonly HeardTurn[];
@@ -30,6 +31,7 @@ export interface CallerUtterance {
   costUsd: number | null;
 }
 
+/** Decides what the simulated caller says next, and whether the call should end (scripted or model-driven). */
 export interface CallerPolicy {
   readonly kind: "scripted" | "model";
   next(context: CallerContext): Promise<CallerUtterance>;

@@ -13,6 +13,7 @@ export interface InterruptionPolicy {
   maxBargesPerUtterance: number;
 }
 
+/** Each frequency's barge-in policy: heard characters before judging, seconds between judgements, barges per call and per agent utterance. */
 export const INTERRUPTION_POLICIES: Readonly<Record<InterruptionFrequency, Readonly<InterruptionPolicy>>> = Object.freeze({
   rare: Object.freeze({ minNewChars: 80, minJudgeIntervalS: 2.0, maxBargesPerCall: 1, maxBargesPerUtterance: 1 }),
   normal: Object.freeze({ minNewChars: 40, minJudgeIntervalS: 1.0, maxBargesPerCall: 4, maxBargesPerUtterance: 2 }),
@@ -32,6 +33,7 @@ export interface FloorControlPreset {
   retryAfterYield: boolean;
 }
 
+/** The overlap presets' floor-control timings (grace, yield, awkward silence, restart back-off, retries), in seconds. */
 export const FLOOR_CONTROL_PRESETS: Readonly<Record<OverlapPreset, Readonly<FloorControlPreset>>> = Object.freeze({
   yield: Object.freeze({ interruptGraceMs: 800, overlapYieldMs: 350, awkwardSilenceMs: 500, restartBackoffMs: Object.freeze([0, 0]) as readonly [number, number], retryAfterYield: false }),
   adaptive: Object.freeze({ interruptGraceMs: 2000, overlapYieldMs: 600, awkwardSilenceMs: 800, restartBackoffMs: Object.freeze([200, 1200]) as readonly [number, number], retryAfterYield: true }),
@@ -47,7 +49,9 @@ export const DEFAULT_FLOOR_CONTROL: Readonly<FloorControlPreset> = Object.freeze
   retryAfterYield: true,
 });
 
+/** A state of the duplex floor controller. */
 export type FloorState = "listening" | "barging" | "overlap" | "grace_wait" | "frustrated_yield" | "awkward_silence" | "restart_barge";
+/** Every state of the duplex floor controller, in the order of a barge-in's life. */
 export const FLOOR_STATES: readonly FloorState[] = Object.freeze(["listening", "barging", "overlap", "grace_wait", "frustrated_yield", "awkward_silence", "restart_barge"]);
 
 /** The duplex loop's period (§L6.2). */
@@ -100,6 +104,7 @@ export interface JudgeInput {
   signal?: AbortSignal;
 }
 
+/** A judge's answer: whether to barge in now, why, what to cut in with (or null to ask the caller policy), and the model cost. */
 export interface JudgeDecision {
   shouldInterrupt: boolean;
   reason: string;
@@ -108,6 +113,7 @@ export interface JudgeDecision {
   costUsd: number | null;
 }
 
+/** Decides whether the caller barges in now, from the heard partial transcript and elapsed agent speech (rule-based or model). */
 export interface InterruptionJudge {
   readonly kind: "rule" | "model";
   decide(input: JudgeInput): Promise<JudgeDecision>;

@@ -3,9 +3,13 @@ import { readFileSync } from "node:fs";
 import { dirname, isAbsolute, resolve } from "node:path";
 import { VoxError } from "../model/errors.js";
 
+/** How often a persona barges in: rare, normal or frequent. */
 export type InterruptionFrequency = "rare" | "normal" | "frequent";
+/** How a persona holds the floor once it has barged in: yield, adaptive or insist. */
 export type OverlapPreset = "yield" | "adaptive" | "insist";
+/** The persona barge-in frequencies, least to most. */
 export const INTERRUPTION_FREQUENCIES: readonly InterruptionFrequency[] = Object.freeze(["rare", "normal", "frequent"]);
+/** The persona overlap presets: yield, adaptive, insist. */
 export const OVERLAP_PRESETS: readonly OverlapPreset[] = Object.freeze(["yield", "adaptive", "insist"]);
 
 /** How a persona barges in (§L6.2). */
@@ -14,6 +18,7 @@ export interface InterruptionBehavior {
   overlap: OverlapPreset;
 }
 
+/** A persona's barge-in behaviour when it gives none: normal frequency, adaptive overlap. */
 export const DEFAULT_INTERRUPTION_BEHAVIOR: Readonly<InterruptionBehavior> = Object.freeze({ frequency: "normal", overlap: "adaptive" });
 
 /** A noise bed looped under the caller's speech (§L6.1 `BackgroundNoiseSettings`). */
@@ -24,6 +29,7 @@ export interface BackgroundNoiseSettings {
   volume: number;
 }
 
+/** The volume a persona's background noise is mixed at when the golden gives none (linear gain on the noise). */
 export const DEFAULT_BACKGROUND_NOISE_VOLUME = 0.3;
 
 /** The simulated caller (§L6.1). */
@@ -58,6 +64,7 @@ export interface ConversationalGolden {
   origin: string;
 }
 
+/** The goldens read from one JSON or JSONL file, with one error per bad record (file, line, field). */
 export interface GoldenFile {
   goldens: ConversationalGolden[];
   errors: VoxError[];

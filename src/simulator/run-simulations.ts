@@ -10,6 +10,7 @@ import type { InterruptionJudge } from "./floor-control.js";
 import { goldenCallNames, type ConversationalGolden } from "./golden.js";
 import { simulateCall, type SimulateCallOptions } from "./simulated-call.js";
 
+/** Options of a batch of simulated calls: those of one call, plus the connector factory, output folder and concurrency. */
 export interface RunSimulationsOptions extends Omit<SimulateCallOptions, "name" | "policy" | "judge"> {
   /** Output folder (created). */
   outDir: string;
@@ -27,8 +28,10 @@ export interface RunSimulationsOptions extends Omit<SimulateCallOptions, "name" 
   onCallDone?: (result: SimulationResult, done: number, total: number) => void;
 }
 
+/** Defaults of `runSimulations` / `voxmetrics simulate`: one call at a time. */
 export const DEFAULT_RUN_SIMULATIONS_OPTIONS = Object.freeze({ concurrency: 1 });
 
+/** One simulated call's outcome: its golden, the call record, the captured test case and where it was written, or the error that ended it. */
 export interface SimulationResult {
   name: string;
   golden: ConversationalGolden;

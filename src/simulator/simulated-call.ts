@@ -28,6 +28,7 @@ import {
 import { DEFAULT_INTERRUPTION_BEHAVIOR, type ConversationalGolden, type InterruptionBehavior } from "./golden.js";
 import { latencyMeaning } from "./scripted-call.js";
 
+/** Options of one simulated call: connector, caller policy, judge, speech models, duplex, turn limit, seed. */
 export interface SimulateCallOptions {
   /** Call name (output file names). */
   name: string;
@@ -65,6 +66,7 @@ export interface SimulateCallOptions {
   onProgress?: (message: string) => void;
 }
 
+/** Defaults of one simulated call: half-duplex, at most 10 caller turns, seed 0. */
 export const DEFAULT_SIMULATE_CALL_OPTIONS = Object.freeze({ duplex: false, maxTurns: 10, seed: 0 });
 
 /** deepeval's half-duplex probe when the agent speaks first, and a muted caller's turn: 1.0 s of digital silence. */

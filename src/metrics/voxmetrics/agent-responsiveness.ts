@@ -6,6 +6,7 @@ import { criticalReason } from "../detectors.js";
 import { fmt2, VOXMETRICS_PROFILE, VoxmetricsMetric } from "./base.js";
 import { assessResponsiveness } from "./evidence.js";
 
+/** Agent Responsiveness in the voxmetrics profile: deepeval's reprompt and end-of-call rules plus agent turns with no detected speech (critical while the caller waits). */
 export class VoxmetricsAgentResponsivenessMetric extends VoxmetricsMetric {
   readonly name = "Agent Responsiveness";
 

@@ -5,6 +5,7 @@ import type { MetricEvaluation } from "../base-metric.js";
 import { fmt2, VOXMETRICS_PROFILE, VoxmetricsMetric } from "./base.js";
 import { assessIntegrity } from "./evidence.js";
 
+/** Audio Integrity in the voxmetrics profile: dropouts, frame loss, clipping, repeats, truncation and silent agent turns, scored per agent turn and averaged. */
 export class VoxmetricsAudioIntegrityMetric extends VoxmetricsMetric {
   readonly name = "Audio Integrity";
 

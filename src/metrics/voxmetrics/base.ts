@@ -11,6 +11,7 @@ import { resolveVoxmetricsProfileOptions, type VoxmetricsProfileOptions, type Vo
 /** The name of this profile in records and breakdowns. */
 export const VOXMETRICS_PROFILE = "voxmetrics";
 
+/** Options of a voxmetrics-profile metric: the usual threshold / strict options plus overrides of the profile's constants. */
 export interface VoxmetricsMetricOptions extends MetricOptions {
   /** Overrides of the profile's constants (DEFAULT_VOXMETRICS_PROFILE_OPTIONS otherwise). */
   profile?: VoxmetricsProfileOptionsInput;

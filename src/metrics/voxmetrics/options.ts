@@ -134,6 +134,7 @@ export interface VoxmetricsProfileOptions {
   reliabilityWeights: { responsiveness: number; integrity: number };
 }
 
+/** Every constant of the voxmetrics profile (bands, weights, limits) with its documented default; override any of them through `profileOptions`. */
 export const DEFAULT_VOXMETRICS_PROFILE_OPTIONS: Readonly<VoxmetricsProfileOptions> = Object.freeze({
   measure: DEFAULT_INTEGRITY_OPTIONS,
   snrDb: Object.freeze({ good: 12, bad: 0 }),

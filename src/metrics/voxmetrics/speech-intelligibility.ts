@@ -7,6 +7,7 @@ import { rate, type Evidence } from "./options.js";
 
 const NO_AUDIO_REASON = "No assistant audio was available to evaluate.";
 
+/** Speech Intelligibility in the voxmetrics profile: speech-only SNR, level, band edge, speech lost in dropouts and clipping; a silent agent turn scores 0. */
 export class VoxmetricsSpeechIntelligibilityMetric extends VoxmetricsMetric {
   readonly name = "Speech Intelligibility";
 

@@ -35,6 +35,7 @@ function replyScore(r: AgentReply, o: VoxmetricsProfileOptions): { score: number
   return { score: round4(yieldScore === null ? own : Math.min(own, yieldScore)), latency_score: latencyScore, overlap_score: overlapScore, yield_score: yieldScore };
 }
 
+/** Turn-Taking Naturalness in the voxmetrics profile: EVA-style per-reply scores over caller→agent hand-overs (latency curve, overlap, yield), blind to audio quality. */
 export class VoxmetricsTurnTakingNaturalnessMetric extends VoxmetricsMetric {
   readonly name = "Turn-Taking Naturalness";
 

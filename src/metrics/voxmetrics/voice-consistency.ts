@@ -9,6 +9,7 @@ const SKIP_REASON = "At least two assistant audio turns are required to evaluate
 /** Reference of the semitone scale (Hz); any constant works, spreads do not depend on it. */
 const SEMITONE_REFERENCE_HZ = 100;
 
+/** Voice Consistency in the voxmetrics profile: spread of level, pitch and band edge between agent turns, times the share of agent turns with speech. */
 export class VoxmetricsVoiceConsistencyMetric extends VoxmetricsMetric {
   readonly name = "Voice Consistency";
 

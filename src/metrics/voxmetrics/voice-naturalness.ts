@@ -7,6 +7,7 @@ import { defectEvidence } from "./evidence.js";
 
 const NO_SPEECH_REASON = "No audible assistant speech was available to evaluate.";
 
+/** Voice Naturalness in the voxmetrics profile: clipping, dropouts and repeats on agent turns with speech; noise does not lift it. */
 export class VoxmetricsVoiceNaturalnessMetric extends VoxmetricsMetric {
   readonly name = "Voice Naturalness";
 

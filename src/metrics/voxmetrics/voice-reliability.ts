@@ -5,6 +5,7 @@ import type { MetricEvaluation } from "../base-metric.js";
 import { fmt2, VOXMETRICS_PROFILE, VoxmetricsMetric } from "./base.js";
 import { assessIntegrity, assessResponsiveness } from "./evidence.js";
 
+/** Voice Reliability in the voxmetrics profile: deepeval's critical-failure rule over the profile's Responsiveness and Integrity evidence; a silent or looping agent is 0. */
 export class VoxmetricsVoiceReliabilityMetric extends VoxmetricsMetric {
   readonly name = "Voice Reliability";
 

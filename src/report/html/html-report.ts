@@ -6,6 +6,7 @@ import { writeHtmlReport } from "./html-writer.js";
 import { readReportData, type ReportData, type ReportRunInfo } from "./report-data.js";
 import { createTurnAudioLocator } from "./turn-audio.js";
 
+/** Options of the HTML report (`voxmetrics report`, `score --html`): results file, output file, audio embedding, run header. */
 export interface HtmlReportOptions {
   /** The results JSONL to report on. */
   results: string;
