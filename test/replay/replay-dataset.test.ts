@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decodeAudio, discoverCalls, loadCall, loadStubTools, resolveScoreOptions, runReplay, scoreCall, type ReplayRunResult } from "../../src/index.js";
+import { bareId } from "../helpers/ids.js";
 import { ERROR_RECORD_KEYS, TURN_RECORD_KEYS } from "../../src/replay/records.js";
 import { startReferenceAgent, type ReferenceAgent } from "../../examples/reference-agent.js";
 import { BUNDLED_DATASET, BUNDLED_TOOLS, readJsonl, runOptions } from "./helpers.js";
@@ -184,7 +185,7 @@ describe("replay of the bundled dataset against the reference agent (realtime pr
       ["voicelive-output", null],
       ["voicelive-output", null],
     ]);
-    const help = calls.find((c) => c.id.endsWith("#order-help"))!;
+    const help = calls.find((c) => bareId(c.id).endsWith("#order-help"))!;
     const tc = loadCall(help).testCase;
     expect(tc.turns.map((t) => t.role)).toEqual(["user", "assistant", "user", "assistant"]);
     for (const t of tc.turns) expect(t.audio?.start_time).toEqual(expect.any(Number));
