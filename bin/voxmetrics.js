@@ -9,9 +9,9 @@ if (!existsSync(fileURLToPath(entry))) {
   process.exit(1);
 }
 // A reader that stops early (`voxmetrics score … | head`) closes the pipe: stop quietly, as Unix tools do.
+// Any other write error on stdout (a full disk) is reported by the CLI's stdout guard (src/cli/stdout-guard.ts): one line, exit 1.
 process.stdout.on("error", (e) => {
   if (e.code === "EPIPE") process.exit(0);
-  throw e;
 });
 const { main } = await import(entry.href);
 process.exitCode = await main(process.argv);

@@ -37,14 +37,6 @@ const KIND_OF_FORMAT: Readonly<Record<InputFormat, Candidate["kind"]>> = {
 
 const NO_KNOWN_RECORD = "no deepeval test case (turns), Voice Live dataset or Voice Live output record";
 
-function kindOf(path: string): "dir" | "file" | "missing" {
-  try {
-    return statSync(path).isDirectory() ? "dir" : "file";
-  } catch {
-    return "missing";
-  }
-}
-
 /** The errno code of a failed read ("EACCES"…), for messages. */
 function errnoOf(e: unknown): string {
   return (e as NodeJS.ErrnoException).code ?? (e as Error).message;
@@ -99,7 +91,8 @@ export function discoverCalls(inputs: string[], options: IngestOptions = {}): Di
   const displayPathOf = (path: string) => (path === stdinFile ? STDIN_DISPLAY : displayPathOfFile(path));
   const unreadable = (path: string, format: InputFormat | null, code: ErrorCode, why: string): CallRef => {
     const displayPath = displayPathOf(path);
-    const key = kindOf(path) === "file" ? fileDigest(path) : null;
+    // Only a regular file is digested: opening a FIFO blocks, and a device never ends.
+    const key = pathKind(path).kind === "file" ? fileDigest(path) : null;
     return { id: key ? `${idOf(path)}@${key}` : idOf(path), format, path, displayPath, error: { code, message: `${displayPath}: ${why}` } };
   };
 
@@ -204,7 +197,7 @@ export function discoverCalls(inputs: string[], options: IngestOptions = {}): Di
     // replay` folder likewise: its calls are the per-turn JSONL files (not the timing sidecars).
     const captured = forced ? null : captureTestCases(dir, names) ?? replayOutputFiles(dir, names);
     if (captured) {
-      for (const path of captured) if (!exclude.has(path) && kindOf(path) === "file") visitFile(path, false);
+      for (const path of captured) if (!exclude.has(path) && pathKind(path).kind === "file") visitFile(path, false);
       return;
     }
     const audioStems = new Set(names.filter((n) => kindOfName(n) === "audio").map(stemOf));

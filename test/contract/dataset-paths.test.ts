@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeWavPcm16 } from "../../src/index.js";
 import { ensureBuilt } from "../helpers/dist.js";
+import { bareId } from "../helpers/ids.js";
 import { jsonLines, runBuiltCli, speechLike } from "./helpers.js";
 
 const root = mkdtempSync(join(tmpdir(), "vx-paths-"));
@@ -29,7 +30,7 @@ writeFileSync(join(root, "dataset", "dataset.jsonl"), rows.map((r) => JSON.strin
 describe("Voice Live dataset paths", () => {
   it("absolute paths and symlinks leaving the dataset folder are PATH_REFUSED records by default; /etc/passwd is never read", () => {
     const records = jsonLines(runBuiltCli(["score", "--workers", "0", "dataset/dataset.jsonl"], { cwd: root }).stdout);
-    const byId = new Map(records.map((r) => [r.id, r]));
+    const byId = new Map(records.map((r) => [bareId(r.id), r]));
     expect(records).toHaveLength(5);
     expect(byId.get("dataset.jsonl#etc")!.error).toEqual({
       code: "PATH_REFUSED",
@@ -47,7 +48,7 @@ describe("Voice Live dataset paths", () => {
   it("--allow-outside-paths reads absolute paths and symlinks as the harness does (relative ../ stays refused)", () => {
     writeFileSync(join(root, "dataset", "up.jsonl"), JSON.stringify({ WavPath: "../clips/outside.wav", conversationID: "up" }) + "\n");
     const records = jsonLines(runBuiltCli(["score", "--workers", "0", "--allow-outside-paths", "dataset/dataset.jsonl", "dataset/up.jsonl"], { cwd: root }).stdout);
-    const byId = new Map(records.map((r) => [r.id, r]));
+    const byId = new Map(records.map((r) => [bareId(r.id), r]));
     expect(byId.get("dataset.jsonl#abs")!.status).toBe("ok");
     expect(byId.get("dataset.jsonl#link")!.status).toBe("ok");
     // /etc/passwd is read now, and is no audio: its turn is a measurement error, not a refusal.
@@ -67,13 +68,13 @@ describe("deepeval urls and --confine-paths", () => {
 
   it("without --confine-paths, urls resolve as deepeval resolves them (relative ../clips, absolute, symlinks)", () => {
     const records = jsonLines(runBuiltCli(["score", "--workers", "0", "project/cases"], { cwd: root }).stdout);
-    expect(records.map((r) => [r.id, r.status])).toEqual([["escape.json#0", "ok"], ["relative.json#0", "ok"], ["sneaky.json#0", "ok"]]);
+    expect(records.map((r) => [bareId(r.id), r.status])).toEqual([["escape.json#0", "ok"], ["relative.json#0", "ok"], ["sneaky.json#0", "ok"]]);
     expect(records.every((r) => r.turns[0].measurements.duration === 1)).toBe(true);
   }, 60_000);
 
   it("--confine-paths project: ../clips inside it stays valid; an absolute url or a symlink leaving it is a PATH_REFUSED record naming file and field", () => {
     const records = jsonLines(runBuiltCli(["score", "--workers", "0", "--confine-paths", "project", "project/cases"], { cwd: root }).stdout);
-    const byId = new Map(records.map((r) => [r.id, r]));
+    const byId = new Map(records.map((r) => [bareId(r.id), r]));
     expect(byId.get("relative.json#0")!.status).toBe("ok");
     expect(byId.get("escape.json#0")!.error).toEqual({
       code: "PATH_REFUSED",

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { scoreArchive, writeWavPcm16 } from "../../src/index.js";
 import type { ResultRecord } from "../../src/scoring/record.js";
+import { bareId } from "../helpers/ids.js";
 import { speechLike } from "./helpers.js";
 
 const dir = mkdtempSync(join(tmpdir(), "vx-jsonl-"));
@@ -19,19 +20,19 @@ async function score(name: string, text: string): Promise<ResultRecord[]> {
   return readFileSync(out, "utf8").trim().split("\n").map((l) => JSON.parse(l) as ResultRecord);
 }
 
-const brief = (r: ResultRecord) => [r.id, r.status, r.error?.code ?? null];
+const brief = (r: ResultRecord) => [bareId(r.id), r.status, r.error?.code ?? null];
 
 describe("JSONL read record by record", () => {
   it("a first line that is null: one error record, the call after it is scored", async () => {
     const records = await score("null-first.jsonl", `null\n${testCase}\n`);
     expect(records.map(brief)).toEqual([["null-first.jsonl#0", "error", "INVALID_TEST_CASE"], ["null-first.jsonl#1", "ok", null]]);
-    expect(records[0].error!.message).toBe(`${dir}/null-first.jsonl line 1: $: a test case must be a JSON object, got NoneType`);
+    expect(records[0].error!.message).toBe(`${dir}/null-first.jsonl: line 1: $: a test case must be a JSON object, got NoneType`);
   });
 
   it("a stray object first: one error record naming the line and field, the call after it is scored", async () => {
     const records = await score("stray-first.jsonl", `{"hello": "world"}\n${testCase}\n`);
     expect(records.map(brief)).toEqual([["stray-first.jsonl#0", "error", "INVALID_TEST_CASE"], ["stray-first.jsonl#1", "ok", null]]);
-    expect(records[0].error!.message).toMatch(/\/stray-first\.jsonl line 1: turns: .*Field required/);
+    expect(records[0].error!.message).toMatch(/\/stray-first\.jsonl: line 1: turns: .*Field required/);
   });
 
   it("20 garbage lines before the first case: 20 error records naming their lines, then the cases", async () => {
@@ -41,7 +42,7 @@ describe("JSONL read record by record", () => {
     records.slice(0, 20).forEach((r, i) => {
       expect(r.status).toBe("error");
       expect(r.error!.code).toBe("INVALID_JSON");
-      expect(r.error!.message).toMatch(new RegExp(`/garbage\\.jsonl line ${i + 1}: JSON syntax error`));
+      expect(r.error!.message).toMatch(new RegExp(`/garbage\\.jsonl: line ${i + 1} column 1: JSON syntax error`));
     });
     expect(records.slice(20).map(brief)).toEqual([["garbage.jsonl#20", "ok", null], ["garbage.jsonl#21", "error", "INVALID_TEST_CASE"], ["garbage.jsonl#22", "ok", null]]);
   });

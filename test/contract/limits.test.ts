@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decodeAudio, writeWavPcm16 } from "../../src/index.js";
 import { ensureBuilt } from "../helpers/dist.js";
+import { bareId } from "../helpers/ids.js";
 import { FFMPEG } from "../helpers/tools.js";
 import { jsonLines, runBuiltCli, speechLike, wavBytes } from "./helpers.js";
 
@@ -35,7 +36,7 @@ describe("channel budget", () => {
     expect(JSON.parse(lines[1]).status).toBe("ok");
 
     const [record] = jsonLines(runBuiltCli(["score", "--workers", "0", "ch65535.wav"], { cwd: dir }).stdout);
-    expect(record).toMatchObject({ id: "ch65535.wav", status: "error", error: { code: "LIMIT_EXCEEDED" } });
+    expect(record).toMatchObject({ id: expect.stringMatching(/^ch65535\.wav@[0-9a-f]{10}$/), status: "error", error: { code: "LIMIT_EXCEEDED" } });
     expect(record.error.message).toMatch(/ch65535\.wav: the WAV header declares 65535 channels, more than the limit of 32 \(--max-channels\)/);
   }, 60_000);
 
@@ -91,7 +92,7 @@ describe("--call-timeout: a stuck decode cannot stall a run", () => {
   it("in a worker: the stuck call is one CALL_TIMEOUT record; the call queued behind it is scored", () => {
     const run = runBuiltCli(["score", "--workers", "1", "--call-timeout", "2", "stuck.json", "one.json"], { cwd: dir, env: { FFMPEG_PATH: stuck }, timeoutMs: 40_000 });
     expect(run.signal).toBeNull();
-    const byId = new Map(jsonLines(run.stdout).map((r) => [r.id, r]));
+    const byId = new Map(jsonLines(run.stdout).map((r) => [bareId(r.id), r]));
     expect(byId.get("stuck.json#0")!.error).toEqual({ code: "CALL_TIMEOUT", message: "stuck.json: scoring did not finish within 2 s (--call-timeout); its worker was stopped" });
     expect(byId.get("one.json#0")!.status).toBe("ok");
   }, 60_000);
@@ -110,7 +111,7 @@ describe("worker heap limit", () => {
     write("heavy.json", JSON.stringify({ turns: [{ role: "user", content: "x", metadata: { many } }] }));
     const run = runBuiltCli(["score", "--workers", "1", "--worker-heap-mb", "24", "heavy.json", "one.json"], { cwd: dir, timeoutMs: 90_000 });
     expect(run.signal).toBeNull();
-    const byId = new Map(jsonLines(run.stdout).map((r) => [r.id, r]));
+    const byId = new Map(jsonLines(run.stdout).map((r) => [bareId(r.id), r]));
     expect(byId.get("heavy.json#0")!.error.code).toBe("WORKER_CRASHED");
     expect(byId.get("heavy.json#0")!.error.message).toMatch(/^heavy\.json: the worker scoring this call died 2 time\(s\) \(.*memory limit/);
     expect(byId.get("one.json#0")!.status).toBe("ok");

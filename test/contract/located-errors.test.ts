@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { scoreArchive } from "../../src/index.js";
 import type { ResultRecord } from "../../src/scoring/record.js";
+import { bareId } from "../helpers/ids.js";
 
 const dir = mkdtempSync(join(tmpdir(), "vx-located-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -24,7 +25,7 @@ describe("unexpected errors are located in their file", () => {
       "deep.json": `{"turns":[{"role":"user","content":"hi","metadata":${"[".repeat(200_000)}${"]".repeat(200_000)}}]}`,
       "good.json": good,
     });
-    const byId = new Map(records.map((r) => [r.id, r]));
+    const byId = new Map(records.map((r) => [bareId(r.id), r]));
     expect(records).toHaveLength(3);
     expect(byId.get("bad-url.json#0")!.error).toEqual({ code: "INTERNAL", message: `${dir}/bad-url.json: Invalid URL` });
     expect(byId.get("deep.json#0")!.error).toEqual({ code: "INTERNAL", message: `${dir}/deep.json: Maximum call stack size exceeded` });

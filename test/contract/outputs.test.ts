@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeWavPcm16 } from "../../src/index.js";
 import { ensureBuilt } from "../helpers/dist.js";
+import { bareId } from "../helpers/ids.js";
 import { CLI, jsonLines, runBuiltCli, speechLike } from "./helpers.js";
 
 const dir = mkdtempSync(join(tmpdir(), "vx-outputs-"));
@@ -64,7 +65,7 @@ describe("output file lock", () => {
     const ids = records.map((r) => r.id);
     expect(ids).toHaveLength(CALLS + 1);
     expect(new Set(ids).size).toBe(CALLS + 1);
-    expect(records.find((r) => r.id === "stuck.json#0")!.error.code).toBe("CALL_TIMEOUT");
+    expect(records.find((r) => bareId(r.id) === "stuck.json#0")!.error.code).toBe("CALL_TIMEOUT");
     expect(existsSync(join(dir, "shared.jsonl.lock"))).toBe(false);
   }, 120_000);
 });

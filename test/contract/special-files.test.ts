@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeWavPcm16 } from "../../src/index.js";
 import { ensureBuilt } from "../helpers/dist.js";
+import { bareId } from "../helpers/ids.js";
 import { CLI, jsonLines, runBuiltCli, speechLike } from "./helpers.js";
 
 const dir = mkdtempSync(join(tmpdir(), "vx-special-"));
@@ -27,7 +28,9 @@ describe("special files", () => {
     const score = runBuiltCli(["score", "--workers", "0", "pipe.jsonl", "good.json", "archive"], { cwd: dir, timeoutMs: 30_000 });
     expect(score.signal).toBeNull();
     const records = jsonLines(score.stdout);
-    expect(records.map((r) => [r.id, r.status])).toEqual([["pipe.jsonl", "error"], ["good.json#0", "ok"], ["archive/a-good.json#0", "ok"]]);
+    // Ids are `<file name>[#record]@<digest>` (docs/results.md); a FIFO is never read, so it has no digest.
+    expect(records.map((r) => [r.id, r.status])).toEqual([["pipe.jsonl", "error"], [expect.stringMatching(/^good\.json#0@[0-9a-f]{10}$/), "ok"], [expect.stringMatching(/^a-good\.json#0@[0-9a-f]{10}$/), "ok"]]);
+    expect(records.map((r) => r.source.path)).toEqual(["pipe.jsonl", "good.json", "archive/a-good.json"]);
     expect(records[0].error).toEqual({ code: "UNSUPPORTED_INPUT", message: "pipe.jsonl: a FIFO (named pipe), not a regular file; refused without opening it" });
     expect(score.stderr).toContain("warning: archive/z-pipe.json: skipped (not a regular file)");
 
@@ -64,19 +67,26 @@ describe.skipIf(!canTest)("unreadable files (as root: needs setpriv to drop to n
     writeFileSync(join(dir, "archive", "c-secret.wav"), writeWavPcm16(speechLike(16000, 1), 16000), { mode: 0o000 });
     const run = runUnprivileged(["score", "--workers", "0", "secret.json", "good.json", "archive"]);
     const records = jsonLines(run.stdout);
-    const byId = new Map(records.map((r) => [r.id, r]));
+    // Ids are `<file name>[#record]@<digest>` (docs/results.md): an unreadable file has no digest; its path is in source.path and the message.
+    const byId = new Map(records.map((r) => [bareId(r.id), r]));
+    expect(records).toHaveLength(5);
     expect(byId.get("secret.json")?.error).toEqual({ code: "IO_ERROR", message: "secret.json: cannot read the file (EACCES)" });
-    expect(byId.get("archive/b-secret.json")?.error).toEqual({ code: "IO_ERROR", message: "archive/b-secret.json: cannot read the file (EACCES)" });
-    expect(byId.get("archive/c-secret.wav")?.error).toEqual({ code: "IO_ERROR", message: "archive/c-secret.wav: cannot read the file (EACCES)" });
+    expect(byId.get("b-secret.json")?.error).toEqual({ code: "IO_ERROR", message: "archive/b-secret.json: cannot read the file (EACCES)" });
+    expect(byId.get("b-secret.json")?.source.path).toBe("archive/b-secret.json");
+    expect(byId.get("c-secret.wav")?.error).toEqual({ code: "IO_ERROR", message: "archive/c-secret.wav: cannot read the file (EACCES)" });
+    expect(byId.get("c-secret.wav")?.source.path).toBe("archive/c-secret.wav");
     expect(byId.get("good.json#0")?.status).toBe("ok");
-    expect(byId.get("archive/a-good.json#0")?.status).toBe("ok");
-    expect(run.code).toBe(0);
+    expect(byId.get("a-good.json#0")?.status).toBe("ok");
+    expect(byId.get("a-good.json#0")?.source.path).toBe("archive/a-good.json");
+    // Every other call is scored, but a named input that cannot be read makes the run exit 1 (README "Exit codes"), naming it.
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain("voxmetrics: 1 input(s) missing or unreadable: secret.json");
   }, 60_000);
 
   it("an unreadable folder is one error record; the other inputs are scored", () => {
     mkdirSync(join(dir, "locked"), { mode: 0o000 });
     const records = jsonLines(runUnprivileged(["score", "--workers", "0", "locked", "good.json"]).stdout);
-    expect(records.map((r) => [r.id, r.status, r.error?.message ?? null])).toEqual([
+    expect(records.map((r) => [bareId(r.id), r.status, r.error?.message ?? null])).toEqual([
       ["locked", "error", "locked: cannot list the folder (EACCES)"],
       ["good.json#0", "ok", null],
     ]);

@@ -4,10 +4,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decodeAudio, discoverCalls, loadCall, loadStubTools, resolveScoreOptions, runReplay, scoreCall, type ReplayRunResult } from "../../src/index.js";
+import { bareId } from "../helpers/ids.js";
 import { ERROR_RECORD_KEYS, TURN_RECORD_KEYS } from "../../src/replay/records.js";
 import { startReferenceAgent, type ReferenceAgent } from "../../examples/reference-agent.js";
 import { BUNDLED_DATASET, BUNDLED_TOOLS, readJsonl, runOptions } from "./helpers.js";
-import { bareId } from "../helpers/ids.js";
 
 const DELAY_MS = 700;
 const WINDOW_MS = 300;
