@@ -65,6 +65,8 @@ describe.skipIf(!REDIS_SERVER)("queue faults (redis-server is installed: killing
       expectSameRecords(recordsOf(file), reference);
       // The worker running throughout saw Redis go and come back.
       expect(workers[1].stderr()).toMatch(/redis unreachable \(.*\); reconnecting, attempt \d+ in \d+ ms/);
+      // Its back-off (up to 5 s between attempts) may bring it back after worker c finished the run.
+      await waitFor("worker b to reconnect", () => /redis connected/.test(workers[1].stderr()), 30_000);
       expect(workers[1].stderr()).toMatch(/redis connected/);
       for (const w of workers.slice(1)) w.child.kill("SIGTERM");
       expect(await Promise.all(workers.slice(1).map((w) => w.exited))).toEqual([0, 0]);
