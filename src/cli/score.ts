@@ -116,6 +116,9 @@ async function runScore(inputs: string[], flags: ScoreFlags, stdinPath: string |
   };
   process.on("SIGINT", onSigint);
   let skipped = 0;
+  // Inputs the run could not read, checked when they are read (discovery): in queue mode workers may read
+  // them later at other paths (--path-map) and the coordinator's copy may move meanwhile.
+  let missing: string[] = [];
   try {
     const result = await scoreArchive({
       inputs,
@@ -147,6 +150,7 @@ async function runScore(inputs: string[], flags: ScoreFlags, stdinPath: string |
         for (const w of d.warnings) warn(w);
         if (flags.verbose) for (const s of d.skipped) progress.note(s);
         skipped = d.skipped.length;
+        missing = unreadableInputs(inputs);
         progress.start(d.calls.length - resumed, resumed);
       },
       onRecord: (r) => {
@@ -168,7 +172,7 @@ async function runScore(inputs: string[], flags: ScoreFlags, stdinPath: string |
       });
     }
     if (result.interrupted) return EXIT_INTERRUPTED;
-    return exitCode(inputs, flags, result, skipped);
+    return exitCode(inputs, flags, result, skipped, missing);
   } finally {
     process.off("SIGINT", onSigint);
   }
@@ -188,10 +192,9 @@ function unreadableInputs(inputs: string[]): string[] {
 }
 
 /** 1 when inputs were missing or every call errored, 2 when a gate failed, else 0; says why on stderr. */
-function exitCode(inputs: string[], flags: ScoreFlags, result: ScoreArchiveResult, skipped: number): number {
+function exitCode(inputs: string[], flags: ScoreFlags, result: ScoreArchiveResult, skipped: number, missing: string[]): number {
   const say = (line: string) => process.stderr.write(`voxmetrics: ${line}\n`);
   const where = flags.out ? ` (error records in ${flags.out})` : "";
-  const missing = unreadableInputs(inputs);
   const { calls, ok, errors } = result.summary;
   let code = 0;
   if (missing.length > 0) {

@@ -173,7 +173,7 @@ async function collect(
   };
 
   let status: Promise<void> | null = null;
-  let lastStatus = 0;
+  let lastStatus = -Infinity; // the first status at once: a short run may end before one interval
   const report = () => {
     if (!o.onStatus || status || performance.now() - lastStatus < o.statusIntervalMs) return;
     lastStatus = performance.now();

@@ -148,16 +148,24 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
   isolatedWorker.on("error", () => {});
 
   let closing: Promise<void> | null = null;
+  const close = (force = false) =>
+    (closing ??= (async () => {
+      await Promise.all([worker.close(force).catch(() => {}), isolatedWorker.close(force).catch(() => {})]);
+      await pool.close();
+      client.disconnect();
+    })());
+  // Ready (and counted among the queue's workers) once both workers' connections, the blocking ones too, are up.
+  try {
+    await Promise.all([worker.waitUntilReady(), isolatedWorker.waitUntilReady()]);
+  } catch (e) {
+    await close(true);
+    throw e;
+  }
   return {
     name,
     threads,
     concurrency,
     stats: () => ({ name, jobs, calls, active, redis, uptimeS: Math.round((performance.now() - t0) / 1000) }),
-    close: (force = false) =>
-      (closing ??= (async () => {
-        await Promise.all([worker.close(force).catch(() => {}), isolatedWorker.close(force).catch(() => {})]);
-        await pool.close();
-        client.disconnect();
-      })()),
+    close,
   };
 }

@@ -41,6 +41,8 @@ describe.skipIf(!REDIS_SERVER)("queue mode (redis-server is installed: running c
 
   it(`one coordinator and three workers score ${CALLS}+ calls: the records of a local --workers 2 run, none doubled, none missing; workers stop cleanly on SIGTERM`, async () => {
     const workers = [1, 2, 3].map((k) => voxmetrics(["worker", "--queue", redis.url, "--queue-name", "main", "--workers", "1", "--name", `w${k}`, "--health-interval", "1"]));
+    // The three workers are up (and counted by the queue) before the run, which may take a second only.
+    await waitFor("the workers to be ready", () => workers.every((w) => /: ready: queue "main"/.test(w.stderr())));
     const coordinator = voxmetrics(["score", archive, "--queue", redis.url, "--queue-name", "main", "--out", out("queued.jsonl"), "--summary", out("queued-summary.json"), "--csv", out("queued.csv"), "--progress"]);
     expect(await coordinator.exited, coordinator.stderr()).toBe(0);
     expectSameRecords(recordsOf(out("queued.jsonl")), reference);

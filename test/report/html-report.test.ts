@@ -11,6 +11,7 @@ import { statsOfTurnRecords, type ResultRecord } from "../../src/scoring/index.j
 import { chartMarks, CHROMIUM_SKIP_MESSAGE, HAVE_CHROMIUM, launchChromium, openReport, screenshotDir } from "../helpers/browser.js";
 import { seededRandom } from "../helpers/random.js";
 import { generateCall, writeGeneratedResults } from "../helpers/result-archive.js";
+import { bareId } from "../helpers/ids.js";
 import { REPO_ROOT } from "../helpers/shared.js";
 import { runCli } from "../cli/score-program.js";
 
@@ -134,7 +135,7 @@ describe.skipIf(!HAVE_CHROMIUM)("HTML report in headless Chromium", () => {
     expect(await page.locator('#lanes g[aria-description="speech segments"] > rect').count()).toBe(segmentCount);
     await page.locator("#call-view").screenshot({ path: join(screenshotDir(), "call-view.png") });
     // A test case's own clip, linked by its url.
-    const json = sample.find((r) => r.id === "calls/order-status.json#0")!;
+    const json = sample.find((r) => bareId(r.id) === "order-status.json#0")!;
     await openCall(page, json.id);
     const clipSrc = await page.locator('#turn-list .turn[data-turn="1"] button.play').getAttribute("data-src");
     const clip = await loadAudio(clipSrc!);

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTurnAudioLocator, readReportData, renderHtmlReport, scoreArchive, type ReportData } from "../../src/report/index.js";
 import type { ResultRecord, TurnRecord } from "../../src/scoring/index.js";
+import { bareId } from "../helpers/ids.js";
 import { REPO_ROOT } from "../helpers/shared.js";
 
 const tmp = mkdtempSync(join(tmpdir(), "vx-report-data-"));
@@ -96,7 +97,7 @@ describe("turn audio", () => {
 
   it("links files by paths relative to the report, a recording's turns as media fragments; inline clips get no link", () => {
     const locate = createTurnAudioLocator({ reportPath: join(REPO_ROOT, "voxmetrics-out", "report.html"), embed: false, cwd: REPO_ROOT });
-    const json = records.find((r) => r.id === "calls/order-status.json#0")!;
+    const json = records.find((r) => bareId(r.id) === "order-status.json#0")!;
     const links = locate(json)!;
     expect(links.size).toBe(json.turns!.length);
     for (const src of links.values()) expect(src).toMatch(/^\.\.\/fixtures\/sample-archive\/[^#]+\.wav$/);

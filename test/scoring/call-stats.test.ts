@@ -3,7 +3,8 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { discoverCalls } from "../../src/ingest/index.js";
 import { csvRows, SummaryAccumulator } from "../../src/report/index.js";
-import { digestRecord, resolveScoreOptions, scoreCall, statsOfTurnRecords, timelineOfCall, type ResultRecord, type TurnRecord } from "../../src/scoring/index.js";
+import { digestRecord, latencyPercentilesMs, resolveScoreOptions, scoreCall, statsOfTurnRecords, timelineOfCall, type ResultRecord, type TurnRecord } from "../../src/scoring/index.js";
+import { LATENCY_PERCENTILE_MIN_SAMPLES, responseLatenciesMs } from "../../src/timeline/index.js";
 import { REPO_ROOT } from "../helpers/shared.js";
 
 function turn(index: number, role: "user" | "assistant", start: number | null, end: number): TurnRecord {
@@ -88,13 +89,24 @@ describe("call stats of scored records", () => {
       const record = scoreCall({ ref, ingest: {}, score });
       if (record.status !== "ok") continue;
       const timeline = timelineOfCall(ref, { compat: score.compat }).record;
-      const { entries, transitions, stats } = statsOfTurnRecords(record.turns!);
+      const { entries, transitions, stats, latenciesMs } = statsOfTurnRecords(record.turns!);
       expect(entries.map((e) => [e.turn_index, e.role]), ref.id).toEqual(timeline.entries.map((e) => [e.turn_index, e.role]));
       for (let i = 0; i < entries.length; i++) expect(entries[i].end_time).toBeCloseTo(timeline.entries[i].end_time, 9);
       expect(transitions.map((t) => t.kind)).toEqual(timeline.transitions.map((t) => t.kind));
+      // The same caller → agent latencies, one by one.
+      const timelineLatencies = responseLatenciesMs(timeline.transitions, timeline.entries);
+      expect(stats.responses, ref.id).toBe(timeline.latency_ms.count);
+      expect(latenciesMs.length).toBe(timelineLatencies.length);
+      latenciesMs.forEach((l, i) => expect(l).toBeCloseTo(timelineLatencies[i], 6));
+      // The timeline gives a percentile only from enough samples (p95 from 20, p99 from 100); the call's
+      // figures always give it. Where the timeline gives one, they agree; where it does not, it is for want of samples.
+      const all = latencyPercentilesMs(timelineLatencies);
       for (const q of ["p50", "p95", "p99"] as const) {
-        if (timeline.latency_ms[q] === null) expect(stats.latency_ms[q]).toBeNull();
-        else expect(stats.latency_ms[q]).toBeCloseTo(timeline.latency_ms[q]!, 6);
+        if (timeline.latency_ms[q] === null) {
+          expect(timeline.latency_ms.count).toBeLessThan(LATENCY_PERCENTILE_MIN_SAMPLES[q]);
+          if (all[q] === null) expect(stats.latency_ms[q]).toBeNull();
+          else expect(stats.latency_ms[q]).toBeCloseTo(all[q]!, 6);
+        } else expect(stats.latency_ms[q]).toBeCloseTo(timeline.latency_ms[q]!, 6);
       }
       if (entries.length > 0) compared++;
     }
