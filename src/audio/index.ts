@@ -10,3 +10,4 @@ export * from "./wav-writer.js";
 export * from "./mulaw.js";
 export * from "./resample.js";
 export * from "./limits.js";
+export * from "./pcm-source.js";
