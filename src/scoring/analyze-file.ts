@@ -1,11 +1,14 @@
 // Measures one audio file for `voxmetrics analyze`: deepeval's parity set on the mono mix, the standards set on all channels and on each.
-import { readFileSync } from "node:fs";
-import { measureAcoustics, measureLoudness, standardsSampleRateProblem, type AcousticsBlock, type LoudnessBlock } from "../analysis/acoustics.js";
+//
+// A file named by its path is never held: it is opened as a PcmSource (read from disk in bounded
+// chunks, or decoded once by ffmpeg into a temporary file) and every measurement reads the chunks.
+import { createLoudnessMeter, measureAcoustics, measureLoudness, standardsSampleRateProblem, type AcousticsBlock, type LoudnessBlock } from "../analysis/acoustics.js";
 import { resolveAcousticsOptions, type AcousticsOptions } from "../analysis/acoustics-options.js";
 import { assembleParityMeasurements } from "../analysis/parity.js";
 import type { ClipMeasurements } from "../analysis/types.js";
-import { DecodeError, decodeAudio, resolveAudioLimits, type AudioLimits } from "../audio/index.js";
+import { collectPcmSource, DecodeError, decodeAudio, openPcmSource, resolveAudioLimits, type AudioLimits, type PcmSource } from "../audio/index.js";
 import { ClipKernels, type PlanarKernels } from "../dsp/clip-kernels.js";
+import type { ParityFrames } from "../dsp/parity.js";
 import { withArena } from "../dsp/wasm.js";
 import { regularFileProblem } from "../ingest/file-kind.js";
 import type { CompatMode } from "../model/codec.js";
@@ -91,21 +94,33 @@ export interface AnalyzeFileError {
 /** What `analyzeFile` returns: narrow on `status`. */
 export type AnalyzeFileResult = AnalyzeFileOk | AnalyzeFileError;
 
-/** Read and measure the audio file at `path`; a file that cannot be read or decoded becomes an error result naming it. */
+/** Read and measure the audio file at `path` (in bounded memory: the file is read in chunks, never whole); a file that cannot be read or decoded becomes an error result naming it. */
 export function analyzeFileAt(path: string, options: Partial<AnalyzeFileOptions> = {}): AnalyzeFileResult {
   const problem = regularFileProblem(path);
   if (problem && problem.code === "UNSUPPORTED_INPUT") {
     return { path, status: "error", error: { code: problem.code, message: `${path}: ${problem.why}` }, format: null, sample_rate: null, channels: null, duration: null };
   }
-  let bytes: Uint8Array;
+  const resolved = resolveAnalyzeFileOptions({ set: options.set, compat: options.compat, acoustics: options.acoustics, limits: options.limits });
+  const acoustics = resolved.set === "parity" ? null : resolveAcousticsOptions(resolved.acoustics);
+  const base = { path, format: null, sample_rate: null, channels: null, duration: null };
+  let source;
   try {
-    bytes = readFileSync(path);
+    source = openPcmSource(path, { compat: resolved.compat, name: path, limits: resolved.limits });
   } catch (e) {
+    if (e instanceof DecodeError) return { ...base, status: "error", error: { code: e.code, message: e.message } };
+    if (e instanceof VoxError) throw e;
     const code = (e as NodeJS.ErrnoException).code ?? "";
     const message = `${path}: cannot read the file${code ? ` (${code})` : ""}`;
-    return { path, status: "error", error: { code: "IO_ERROR", message }, format: null, sample_rate: null, channels: null, duration: null };
+    return { ...base, status: "error", error: { code: "IO_ERROR", message } };
   }
-  return analyzeBytes(bytes, { ...options, path });
+  try {
+    return measureSource(source, path, resolved, acoustics);
+  } catch (e) {
+    const error = toVoxError(e, { file: path });
+    return { ...base, status: "error", error: { code: error.code, message: error.message } };
+  } finally {
+    source.dispose();
+  }
 }
 
 /**
@@ -128,14 +143,15 @@ function analyzeBytes(bytes: Uint8Array, options: Partial<AnalyzeFileOptions> & 
   const resolved = resolveAnalyzeFileOptions({ set: options.set, compat: options.compat, acoustics: options.acoustics, limits: options.limits });
   const acoustics = resolved.set === "parity" ? null : resolveAcousticsOptions(resolved.acoustics);
   try {
-    return measureFile(bytes, path, resolved, acoustics);
+    return measureBytes(bytes, path, resolved, acoustics);
   } catch (e) {
     const error = toVoxError(e, { file: path });
     return { path, status: "error", error: { code: error.code, message: error.message }, format: null, sample_rate: null, channels: null, duration: null };
   }
 }
 
-function measureFile(bytes: Uint8Array, path: string, { set, compat, limits }: AnalyzeFileOptions, acoustics: AcousticsOptions | null): AnalyzeFileResult {
+/** Bytes already in memory: decoded whole and measured in one arena session (the file's PCM copied into WebAssembly memory once, plus its exact floats). */
+function measureBytes(bytes: Uint8Array, path: string, { set, compat, limits }: AnalyzeFileOptions, acoustics: AcousticsOptions | null): AnalyzeFileResult {
   const base = { path, format: null, sample_rate: null, channels: null, duration: null };
   let decoded;
   try {
@@ -158,7 +174,6 @@ function measureFile(bytes: Uint8Array, path: string, { set, compat, limits }: A
     channels: decoded.channels,
     duration: decoded.frames / decoded.sampleRate,
   };
-  // One arena session: the file's PCM is copied into WebAssembly memory once (plus its exact floats).
   withArena((arena) => {
     const clip = new ClipKernels(arena, decoded);
     if (set === "parity" || set === "all") result.measurements = assembleParityMeasurements(clip.parityFrames());
@@ -170,4 +185,118 @@ function measureFile(bytes: Uint8Array, path: string, { set, compat, limits }: A
     }
   });
   return result;
+}
+
+/** The measurements of one opened recording; a DecodeError met while reading it (a non-finite float sample) is the file's error result. */
+function measureSource(source: PcmSource, path: string, { set }: AnalyzeFileOptions, acoustics: AcousticsOptions | null): AnalyzeFileResult {
+  const base = { path, format: null, sample_rate: null, channels: null, duration: null };
+  const frames = source.frames ?? countFrames(source);
+  try {
+    const rateProblem = acoustics ? standardsSampleRateProblem(source.sampleRate) : null;
+    if (rateProblem) {
+      // decodeAudio refuses a float WAV holding NaN or ±Inf before anything is measured: read it through first.
+      if (/^wav\/float/.test(source.format)) countFrames(source);
+      const message = `${path}: ${rateProblem} (--set parity measures it)`;
+      return { path, status: "error", error: { code: "UNSUPPORTED_INPUT", message }, format: source.format, sample_rate: source.sampleRate, channels: source.channels, duration: frames / source.sampleRate };
+    }
+    const result: AnalyzeFileOk = {
+      path,
+      status: "ok",
+      error: null,
+      format: source.format,
+      sample_rate: source.sampleRate,
+      channels: source.channels,
+      duration: frames / source.sampleRate,
+    };
+    if (set === "parity" || set === "all") result.measurements = assembleParityMeasurements(measureParityStream(source));
+    if (acoustics) {
+      const perChannel = true;
+      const measured = set === "loudness" ? measureLoudnessStream(source, acoustics, perChannel) : measureStandardsStream(source, acoustics, { set: "standards", perChannel });
+      result.acoustics = measured.acoustics;
+      if (measured.channels) result.channels_acoustics = measured.channels;
+    }
+    return result;
+  } catch (e) {
+    if (!(e instanceof DecodeError)) throw e;
+    return { ...base, status: "error", error: { code: e.code, message: e.message } };
+  }
+}
+
+function countFrames(source: PcmSource): number {
+  let frames = 0;
+  for (const chunk of source.chunks()) frames += chunk.frames;
+  return frames;
+}
+
+/**
+ * Frames per LoudnessMeter.addFrames call: the block the whole-clip meter (measureLoudnessAt) runs
+ * its kernels on (CHUNK_FRAMES of src/dsp/loudness.ts), so a streamed file is metered on the same
+ * block boundaries as a clip held whole and gives the same numbers to the last bit.
+ */
+const LOUDNESS_BLOCK_FRAMES = 1 << 18;
+
+/**
+ * The loudness part of the standards set (`--set loudness`) read from the source's chunks: over all
+ * channels, and per channel when `perChannel` and there are several. Equal to measureLoudness on
+ * the whole clip; holds one block of LOUDNESS_BLOCK_FRAMES planar frames.
+ */
+export function measureLoudnessStream(source: PcmSource, options: AcousticsOptions, perChannel: boolean): { acoustics: LoudnessBlock; channels?: LoudnessBlock[] } {
+  const { channels, sampleRate } = source;
+  const all = createLoudnessMeter(channels, sampleRate, options);
+  const each = perChannel && channels > 1 ? Array.from({ length: channels }, () => createLoudnessMeter(1, sampleRate, options)) : [];
+  const block = Array.from({ length: channels }, () => new Float32Array(LOUDNESS_BLOCK_FRAMES));
+  let filled = 0;
+  const flush = () => {
+    if (filled === 0) return;
+    const planar = filled === LOUDNESS_BLOCK_FRAMES ? block : block.map((c) => c.subarray(0, filled));
+    all.addFrames(planar);
+    each.forEach((meter, c) => meter.addFrames([planar[c]]));
+    filled = 0;
+  };
+  for (const chunk of source.chunks(LOUDNESS_BLOCK_FRAMES)) {
+    for (let done = 0; done < chunk.frames; ) {
+      const n = Math.min(chunk.frames - done, LOUDNESS_BLOCK_FRAMES - filled);
+      for (let c = 0; c < channels; c++) {
+        const out = block[c];
+        if (chunk.floatChannels) out.set(chunk.floatChannels[c].subarray(done, done + n), filled);
+        else for (let i = 0, at = done * channels + c; i < n; i++, at += channels) out[filled + i] = chunk.samples[at] / 32768;
+      }
+      filled += n;
+      done += n;
+      if (filled === LOUDNESS_BLOCK_FRAMES) flush();
+    }
+  }
+  flush();
+  return { acoustics: all.result(), ...(each.length ? { channels: each.map((m) => m.result()) } : {}) };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// TEMPORARY FALLBACK (issue 11): the parity and standards sets are not yet fed incrementally. These two
+// functions have the signatures of measureParityStream (src/dsp/parity-stream.ts) and
+// measureStandardsStream (src/analysis/acoustics-stream.ts), which the parity and standards branches
+// deliver; until they land, each gathers the source's chunks into one clip (holding the recording in
+// memory) and runs the whole-clip code of today. The coordinator replaces them with imports of the
+// streaming implementations at merge time.
+// ---------------------------------------------------------------------------------------------------
+
+/** TEMPORARY FALLBACK for measureParityStream: ClipKernels.parityFrames() on the gathered clip. */
+export function measureParityStream(source: PcmSource): ParityFrames {
+  const decoded = collectPcmSource(source);
+  return withArena((arena) => new ClipKernels(arena, decoded).parityFrames());
+}
+
+/** TEMPORARY FALLBACK for measureStandardsStream: measureAcoustics / measureLoudness on the gathered clip, as measureFile did. */
+export function measureStandardsStream(
+  source: PcmSource,
+  options: AcousticsOptions,
+  what: { set: "loudness" | "standards"; perChannel: boolean; transcript?: string },
+): { acoustics: AcousticsBlock | LoudnessBlock; channels?: Array<AcousticsBlock | LoudnessBlock> } {
+  const decoded = collectPcmSource(source);
+  return withArena((arena) => {
+    const planar = new ClipKernels(arena, decoded).planar();
+    const measure = (p: PlanarKernels) => (what.set === "loudness" ? measureLoudness(p, options) : measureAcoustics(p, options, what.transcript));
+    const acoustics = measure(planar);
+    if (!what.perChannel || planar.channels === 1) return { acoustics };
+    return { acoustics, channels: Array.from({ length: planar.channels }, (_, c) => measure(planar.channel(c))) };
+  });
 }
