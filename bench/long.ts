@@ -17,6 +17,8 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const CLI = join(ROOT, "bin", "voxmetrics.js");
 const TIME = "/usr/bin/time";
 const SETS = ["loudness", "standards", "parity", "all"] as const;
+/** RSS of a run on an empty recording, for projecting growth from one measured length. */
+const BASELINE_MB = 60;
 
 interface Layout {
   rate: number;
@@ -206,6 +208,18 @@ export async function benchLong(): Promise<void> {
           runs.push(["score (test case, one turn)", [process.execPath, CLI, "score", "--workers", "1", json]]);
         }
         for (const [label, argv] of runs) {
+          // A run whose RSS grows with length is not repeated where it would pass the cap: projected linearly from the shorter files (from a 60 MB baseline at length 0 after the first).
+          const seen = byRun.get(label) ?? [];
+          const last = seen[seen.length - 1];
+          const previous = seen.length >= 2 ? seen[seen.length - 2] : BASELINE_MB;
+          const [d0, d1] = seen.length >= 2 ? [durations[seen.length - 2], durations[seen.length - 1]] : [0, durations[0]];
+          const projected = seen.length === 0 ? 0 : Number.isNaN(last) ? Infinity : last + ((last - previous) / (d1 - d0)) * (seconds - d1);
+          if (projected > capMb) {
+            rows.push(`  ${name.padEnd(18)} ${label.padEnd(32)} skipped: RSS grows with length (projected ${Number.isFinite(projected) ? projected.toFixed(0) + " MB" : "past the cap"} > cap ${capMb} MB)`);
+            process.stdout.write(rows[rows.length - 1] + "\n");
+            byRun.set(label, [...seen, NaN]);
+            continue;
+          }
           const m = await measure(argv, capMb);
           rows.push(`  ${name.padEnd(18)} ${label.padEnd(32)} ${fmt(m)}`);
           process.stdout.write(rows[rows.length - 1] + "\n");
