@@ -75,7 +75,7 @@ function speechMinute(rate: number, channels: number, seed: number): Int16Array 
 }
 
 /** A 16-bit PCM WAV of `seconds`, written a minute at a time (each minute at a different level, so no two are equal). */
-function writeLongWav(path: string, { rate, channels }: Layout, seconds: number): void {
+export function writeLongWav(path: string, { rate, channels }: Layout, seconds: number): void {
   const frames = rate * seconds;
   const dataBytes = frames * channels * 2;
   const header = Buffer.alloc(44);
