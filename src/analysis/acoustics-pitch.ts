@@ -35,31 +35,52 @@ export interface PitchStats {
 
 export const NULL_PITCH: PitchStats = Object.freeze({ mean_hz: null, median_hz: null, std_semitones: null, range_semitones: null, voiced_fraction: null });
 
-/** The `pitch` block of a channel's speech (`speech` non-empty), from the pitch options. */
-export function measurePitch(ch: ChannelKernels, speech: Segment[], o: AcousticsOptions): PitchStats {
-  const track = trackPitch(ch, speech, o);
-  return summarizePitch(track.f0Hz, track.speechFrames);
+/** The YIN frames of the F0 track: on the signal decimated by `factor` after a low pass at `cutoffHz`. */
+export interface PitchPlan {
+  cutoffHz: number;
+  factor: number;
+  /** Rate of the decimated signal (Hz). */
+  rate: number;
+  window: number;
+  tauMin: number;
+  tauMax: number;
+  threshold: number;
+  /** Frame starts (decimated samples) of the hop-grid frames centred inside speech. */
+  starts: Int32Array;
 }
 
-/** F0 (Hz) of the voiced frames among the hop grid frames centred inside `speech`, and the frames examined. */
-function trackPitch(ch: ChannelKernels, speech: Segment[], o: AcousticsOptions): { f0Hz: number[]; speechFrames: number } {
-  const rate = ch.decimateForPitch(pitchCutoffHz(o.pitchMaxHz, ch.sampleRate), pitchDecimation(ch.sampleRate));
+/** The F0 track's frames for a channel of `length` samples at `sampleRate` Hz and its speech segments. */
+export function planPitch(length: number, sampleRate: number, speech: Segment[], o: AcousticsOptions): PitchPlan {
+  const factor = pitchDecimation(sampleRate);
+  const rate = sampleRate / factor;
   const window = Math.round(o.pitchWindowS * rate);
   const tauMin = Math.max(2, Math.floor(rate / o.pitchMaxHz));
   const tauMax = Math.ceil(rate / o.pitchMinHz);
   const span = window + tauMax;
   const starts: number[] = [];
-  const durationS = ch.length / ch.sampleRate;
+  const durationS = length / sampleRate;
   for (let t = 0; t + span / rate <= durationS; t += o.pitchHopS) {
     if (insideSegments(speech, t + span / (2 * rate))) starts.push(Math.round(t * rate));
   }
-  if (!starts.length) return { f0Hz: [], speechFrames: 0 };
-  const { period, aperiodicity } = ch.yin(Int32Array.from(starts), window, tauMin, tauMax, o.pitchThreshold);
+  return { cutoffHz: pitchCutoffHz(o.pitchMaxHz, sampleRate), factor, rate, window, tauMin, tauMax, threshold: o.pitchThreshold, starts: Int32Array.from(starts) };
+}
+
+/** The `pitch` block from YIN's period and aperiodicity on the plan's frames. */
+export function finishPitch(plan: PitchPlan, period: Float32Array, aperiodicity: Float32Array, o: AcousticsOptions): PitchStats {
   const f0Hz: number[] = [];
-  for (let i = 0; i < starts.length; i++) {
-    if (period[i] > 0 && aperiodicity[i] <= o.pitchVoicedMaxAperiodicity) f0Hz.push(rate / period[i]);
+  for (let i = 0; i < plan.starts.length; i++) {
+    if (period[i] > 0 && aperiodicity[i] <= o.pitchVoicedMaxAperiodicity) f0Hz.push(plan.rate / period[i]);
   }
-  return { f0Hz, speechFrames: starts.length };
+  return summarizePitch(f0Hz, plan.starts.length);
+}
+
+/** The `pitch` block of a channel's speech (`speech` non-empty), from the pitch options. */
+export function measurePitch(ch: ChannelKernels, speech: Segment[], o: AcousticsOptions): PitchStats {
+  const plan = planPitch(ch.length, ch.sampleRate, speech, o);
+  if (!plan.starts.length) return summarizePitch([], 0);
+  ch.decimateForPitch(plan.cutoffHz, plan.factor);
+  const { period, aperiodicity } = ch.yin(plan.starts, plan.window, plan.tauMin, plan.tauMax, plan.threshold);
+  return finishPitch(plan, period, aperiodicity, o);
 }
 
 /** mean, median, SD of 12·log2(f0/median), 12·log2(P95/P5) and voiced / speech frames. */
