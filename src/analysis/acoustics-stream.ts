@@ -151,10 +151,13 @@ export function measureStandardsStream(source: PcmSource, options: Partial<Acous
   const planned: Signal2[] = signals.map((of, i) => {
     const { levels, intensity } = pass1.signals[i];
     const speech = speechSegmentsOfRuns(withArena((arena) => speechRunsOfLevels(arena, levels, runOptions)), o, durationS);
+    const syllables = planSyllables(intensity, speech, o, sampleRate);
+    // The per-frame summaries of pass 1 are not needed past this point.
+    pass1.signals[i].levels = pass1.signals[i].intensity = new Float32Array(0);
     return {
       of,
       speech,
-      syllables: planSyllables(intensity, speech, o, sampleRate),
+      syllables,
       pitch: speech.length ? planPitch(n, sampleRate, speech, o) : null,
       band: planBandEdge(n, sampleRate, speech),
     };

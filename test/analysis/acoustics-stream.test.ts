@@ -7,7 +7,11 @@ import { memoryPcmSource, randomChunkSizes, type PcmChunk, type PcmSource } from
 import type { DecodedAudio } from "../../src/audio/types.js";
 import { ClipKernels, type PlanarKernels } from "../../src/dsp/clip-kernels.js";
 import { withArena } from "../../src/dsp/wasm.js";
+import { readFileSync } from "node:fs";
+import { decodeAudio } from "../../src/audio/decode.js";
+import { callWav, DEFAULT_CALL } from "../helpers/calls.js";
 import { speechLikeAudio } from "../helpers/stream-audio.js";
+import { ESPEAK, SOX } from "../helpers/tools.js";
 
 /** What measureFile (src/scoring/analyze-file.ts) computes for `acoustics` / `channels_acoustics` today. */
 function wholeClip(audio: DecodedAudio, o: AcousticsOptions, set: "loudness" | "standards", perChannel: boolean, transcript?: string): StandardsStreamResult {
@@ -77,6 +81,18 @@ describe("measureStandardsStream ≡ the whole-clip standards set", () => {
         expect(main.bandwidth).not.toBeNull();
         expect([main, ...((expected.channels ?? []) as AcousticsBlock[])].some((b) => b.clipping_runs > 0)).toBe(true);
         expect(main.words_per_minute).not.toBeNull();
+      }
+    }
+  });
+
+  it.skipIf(!ESPEAK || !SOX)("espeak-ng calls (two parties in stereo at 24 kHz, mono at 8 kHz), random chunk sizes (skipped without espeak-ng and sox)", () => {
+    let seed = 31;
+    for (const [channels, rate] of [[2, 24000], [1, 8000]] as const) {
+      const audio = decodeAudio(readFileSync(callWav({ ...DEFAULT_CALL, channels }, rate)));
+      for (const max of [5, 3000, 100000]) {
+        if (max === 5 && rate > 8000) continue;
+        const expected = check(audio, randomChunkSizes(seed++, max), "standards", true, {}, "hello there");
+        expect((expected.acoustics as AcousticsBlock).syllables_per_s).toBeGreaterThan(1);
       }
     }
   });
