@@ -1,0 +1,473 @@
+// The standards-set kernels fed a recording chunk by chunk (issue 11): each measure keeps its state in the arena, and its results equal the whole-clip kernels' exactly.
+//
+// A PcmSource is read in bounded chunks into one arena session. Every stream here holds a bounded
+// buffer and carries the kernel state between chunks; what grows with the recording is only the
+// compact per-frame summaries (activity levels: one f32 per 10 ms; intensity: one f32 per 16 ms),
+// kept on the JS side. Kernels whose results depend on where blocks split (the IIR filters run two
+// halves of a block in parallel) are fed the very blocks the whole-clip kernel uses: blocks start at
+// multiples of the kernel's block length from the first sample, and a block is filtered only once
+// it is known not to be the last one. Frame-based kernels (intensity, YIN, spectrum) read a sliding
+// buffer that holds every frame whole, so their arithmetic is the same as on the whole signal.
+import type { PcmSource } from "../audio/pcm-source.js";
+import { runsOfLevelsAt, type SpeechRunOptions } from "./channel-kernels.js";
+import { checkStatus, expectResult } from "./kernel-error.js";
+import { withArena, type Arena } from "./wasm.js";
+
+/** Frames read from a source per chunk (the source may give fewer). */
+export const STREAM_CHUNK_FRAMES = 1 << 16;
+
+/** A growable Float32Array (amortised doubling). */
+export class F32List {
+  private data = new Float32Array(1024);
+  length = 0;
+  pushAll(values: Float32Array): void {
+    if (this.length + values.length > this.data.length) {
+      let size = this.data.length * 2;
+      while (size < this.length + values.length) size *= 2;
+      const grown = new Float32Array(size);
+      grown.set(this.data.subarray(0, this.length));
+      this.data = grown;
+    }
+    this.data.set(values, this.length);
+    this.length += values.length;
+  }
+  /** The values so far (a copy of exactly `length` values). */
+  toArray(): Float32Array {
+    return this.data.slice(0, this.length);
+  }
+}
+
+/** The whole of WebAssembly memory as f32 (re-made when memory grew). */
+function memF32(arena: Arena): Float32Array {
+  return new Float32Array(arena.k.memory.buffer);
+}
+
+/** Copy `n` f32 from `from` to `to` inside the arena (regions may overlap). */
+function moveF32(arena: Arena, to: number, from: number, n: number): void {
+  if (n > 0 && to !== from) memF32(arena).copyWithin(to >>> 2, from >>> 2, (from >>> 2) + n);
+}
+
+/** One chunk of a source as planar f32 channels (and the per-sample mean) in the arena. */
+export interface PlanarChunk {
+  /** Frames in this chunk. */
+  frames: number;
+  /** Arena pointer of channel `c` (f32 × frames), for the channels asked for. */
+  channel(c: number): number;
+  /** Arena pointer of the per-sample mean of the channels (f32 × frames); the only channel for mono. */
+  mean(): number;
+}
+
+/**
+ * Read `source` from its first frame as planar f32 chunks of at most `maxFrames` frames in the
+ * arena: the exact float samples where the source has them, else int16 / 32768 (as decodeAudio and
+ * ClipKernels.planar make them). `wanted` lists the channels needed (all when the mean is needed).
+ * The arena regions are allocated once and reused for every chunk. Returns the frames read.
+ */
+export function readPlanarChunks(arena: Arena, source: PcmSource, wanted: readonly number[], needMean: boolean,
+  use: (chunk: PlanarChunk) => void, maxFrames = STREAM_CHUNK_FRAMES): number {
+  const channels = source.channels;
+  const k = arena.k;
+  const all = needMean && channels > 1;
+  const list = all ? Array.from({ length: channels }, (_, c) => c) : [...wanted];
+  const interleaved = arena.allocI16(maxFrames * channels);
+  const planar = arena.allocF32(maxFrames * Math.max(1, list.length));
+  const mean = all ? arena.allocF32(maxFrames) : 0;
+  const slot = new Map(list.map((c, i) => [c, i]));
+  let total = 0;
+  for (const chunk of source.chunks(maxFrames)) {
+    const frames = chunk.frames;
+    if (!Number.isInteger(frames) || frames < 1) throw new RangeError(`a chunk of the source holds ${frames} frames, expected a positive integer`);
+    if (chunk.samples.length < frames * channels) throw new RangeError(`a chunk of the source holds ${chunk.samples.length} samples, expected ${frames * channels}`);
+    for (let at = 0; at < frames; at += maxFrames) {
+      const n = Math.min(maxFrames, frames - at);
+      if (chunk.floatChannels) {
+        for (const c of list) {
+          const exact = chunk.floatChannels[c];
+          if (!exact || exact.length < at + n) throw new RangeError(`float channel ${c} of a chunk holds ${exact?.length ?? 0} samples, expected ${frames}`);
+          arena.copyPcmTo(planar + 4 * slot.get(c)! * n, exact.subarray(at, at + n));
+        }
+      } else {
+        arena.copyPcmTo(interleaved, chunk.samples.subarray(at * channels, (at + n) * channels));
+        for (const c of list) expectResult(k.deinterleaveF32(interleaved, channels, c, 0, n, planar + 4 * slot.get(c)! * n), n, "deinterleaveF32");
+      }
+      if (all) expectResult(k.mixdownMeanF32(planar, channels, n, mean), n, "mixdownMeanF32");
+      const channelAt = (c: number): number => {
+        const i = slot.get(c);
+        if (i === undefined) throw new RangeError(`channel ${c} was not read`);
+        return planar + 4 * i * n;
+      };
+      use({ frames: n, channel: channelAt, mean: () => (all ? mean : channelAt(list[0])) });
+      total += n;
+    }
+  }
+  return total;
+}
+
+/**
+ * Activity levels (20 ms / 10 ms band-passed frame levels, acoustics.md §2.3) of a signal fed in
+ * chunks: equal to ChannelKernels.activityLevels on the whole signal. Holds one filter block plus
+ * one 10 ms sub-block of samples; the levels (one f32 per 10 ms) are kept on the JS side.
+ */
+export class ActivityStream {
+  private readonly state: number;
+  private readonly buffer: number;
+  private readonly out: number;
+  private readonly block: number;
+  private readonly capacity: number;
+  private buffered = 0;
+  private consumed = 0;
+  private pushed = 0;
+  private readonly levels = new F32List();
+
+  /** `y` is a shared region of activityStreamBlockLength() f64 (16-byte aligned) the filter writes into. */
+  constructor(private readonly arena: Arena, readonly sampleRate: number, private readonly y: number) {
+    const k = arena.k;
+    this.state = arena.alloc(k.activityStreamStateSize());
+    checkStatus(k.activityStreamInit(this.state, sampleRate), "activityStreamInit");
+    this.block = k.activityStreamBlockLength();
+    // A block is filtered once a whole 10 ms sub-block (and one sample) follows it: then it is not
+    // the last block, which ends where the last complete sub-block ends.
+    this.capacity = this.block + Math.floor(sampleRate / 100) + 2;
+    this.buffer = arena.allocF32(this.capacity);
+    this.out = arena.allocF32(Math.ceil(this.block / Math.max(1, Math.floor(sampleRate / 100))) + 4);
+  }
+
+  /** Bytes of f64 the shared `y` region needs. */
+  static yBytes(arena: Arena): number {
+    return 8 * arena.k.activityStreamBlockLength();
+  }
+
+  /** Add `n` f32 samples at arena pointer `ptr`. */
+  push(ptr: number, n: number): void {
+    for (let off = 0; off < n;) {
+      const take = Math.min(n - off, this.capacity - this.buffered);
+      moveF32(this.arena, this.buffer + 4 * this.buffered, ptr + 4 * off, take);
+      this.buffered += take;
+      off += take;
+      if (this.buffered === this.capacity) this.flush(this.block);
+    }
+    this.pushed += n;
+  }
+
+  private flush(length: number): void {
+    const k = this.arena.k;
+    const frames = checkStatus(k.activityStreamBlock(this.state, this.buffer, length, this.y, this.out), "activityStreamBlock");
+    this.levels.pushAll(this.arena.f32(this.out, frames));
+    moveF32(this.arena, this.buffer, this.buffer + 4 * length, this.buffered - length);
+    this.buffered -= length;
+    this.consumed += length;
+  }
+
+  /** The frame levels of everything pushed (call once, after the last push). */
+  finish(): Float32Array {
+    const total = this.arena.k.activityStreamSampleCount(this.pushed, this.sampleRate);
+    while (this.consumed < total) this.flush(Math.min(this.block, total - this.consumed));
+    return this.levels.toArray();
+  }
+}
+
+/** Speech runs (frame pairs) of frame levels, from a session's arena (copies the levels in). */
+export function speechRunsOfLevels(arena: Arena, levels: Float32Array, options: SpeechRunOptions): Int32Array {
+  return runsOfLevelsAt(arena, arena.putF32(levels), levels.length, options);
+}
+
+/**
+ * Speech runs of one channel of a recording read chunk by chunk (frame pairs: first frame, last
+ * frame above T_off, acoustics.md §2.3): equal to RecordingKernels.speechRuns on the whole recording,
+ * from the exact float samples when the source has them, else int16 / 32768. Opens its own arena
+ * session; the arena holds one filter block, one chunk and the levels (4 bytes per 10 ms).
+ *
+ * @example
+ * const runs = speechRunsStream(memoryPcmSource(decoded), 0, speechRunOptions(DEFAULT_ACOUSTICS_OPTIONS));
+ */
+export function speechRunsStream(source: PcmSource, channel: number, options: SpeechRunOptions): Int32Array {
+  if (!Number.isInteger(channel) || channel < 0 || channel >= source.channels) {
+    throw new RangeError(`channel must be an integer in [0, ${source.channels - 1}], got ${channel}`);
+  }
+  return withArena((arena) => {
+    const activity = new ActivityStream(arena, source.sampleRate, arena.alloc(ActivityStream.yBytes(arena)));
+    readPlanarChunks(arena, source, [channel], false, (chunk) => activity.push(chunk.channel(channel), chunk.frames));
+    return speechRunsOfLevels(arena, activity.finish(), options);
+  });
+}
+
+/** Σx, Σ|x|, Σ ln max(|x|, 1e−10) and clipping runs of a signal fed in chunks: equal to ChannelKernels.stats on the whole signal. */
+export class StatsStream {
+  private readonly state: number;
+  private readonly rest: number;
+  private resting = 0;
+  private readonly out: number;
+
+  constructor(private readonly arena: Arena, private readonly clipLevel: number, private readonly minRun: number) {
+    this.state = arena.alloc(arena.k.signalStatsStateSize());
+    checkStatus(arena.k.signalStatsInit(this.state), "signalStatsInit");
+    this.rest = arena.allocF32(4);
+    this.out = arena.allocF64(5);
+  }
+
+  /** Add `n` f32 samples at arena pointer `ptr`: groups of four from the first sample on, as the whole-signal kernel sums them. */
+  push(ptr: number, n: number): void {
+    const k = this.arena.k;
+    let off = 0;
+    if (this.resting > 0) {
+      const take = Math.min(4 - this.resting, n);
+      moveF32(this.arena, this.rest + 4 * this.resting, ptr, take);
+      this.resting += take;
+      off = take;
+      if (this.resting < 4) return;
+      checkStatus(k.signalStatsPush(this.state, this.rest, 4, this.clipLevel, this.minRun), "signalStatsPush");
+      this.resting = 0;
+    }
+    const body = (n - off) & ~3;
+    if (body > 0) checkStatus(k.signalStatsPush(this.state, ptr + 4 * off, body, this.clipLevel, this.minRun), "signalStatsPush");
+    off += body;
+    moveF32(this.arena, this.rest, ptr + 4 * off, n - off);
+    this.resting = n - off;
+  }
+
+  /** The sums of everything pushed (call once, after the last push). */
+  finish(): { sum: number; sumAbs: number; sumLn: number; clippingRuns: number; clippedSamples: number } {
+    checkStatus(this.arena.k.signalStatsFinish(this.state, this.rest, this.resting, this.clipLevel, this.minRun, this.out), "signalStatsFinish");
+    const v = this.arena.f64(this.out, 5);
+    return { sum: v[0], sumAbs: v[1], sumLn: v[2], clippingRuns: v[3], clippedSamples: v[4] };
+  }
+}
+
+/**
+ * The Kaiser-windowed intensity contour (§3.2) of a signal fed in chunks: equal to
+ * ChannelKernels.intensity on the whole signal. Holds one window of samples plus one push; the
+ * contour (one f32 per step) is kept on the JS side.
+ */
+export class IntensityStream {
+  private readonly window: number;
+  private readonly buffer: number;
+  private readonly capacity: number;
+  private readonly out: number;
+  private readonly outCapacity: number;
+  /** Signal index of the buffer's first sample, samples buffered, next frame. */
+  private base = 0;
+  private buffered = 0;
+  private next = 0;
+  private readonly values = new F32List();
+
+  constructor(private readonly arena: Arena, private readonly windowLength: number, private readonly step: number, beta: number, maxPush = STREAM_CHUNK_FRAMES) {
+    const k = arena.k;
+    this.window = arena.allocF32(windowLength);
+    checkStatus(k.syllableKaiserWindow(this.window, windowLength, beta), "syllableKaiserWindow");
+    this.capacity = windowLength + Math.max(step, maxPush);
+    this.buffer = arena.allocF32(this.capacity);
+    this.outCapacity = Math.floor((this.capacity - windowLength) / step) + 2;
+    this.out = arena.allocF32(this.outCapacity);
+  }
+
+  /** Add `n` f32 samples at arena pointer `ptr`. */
+  push(ptr: number, n: number): void {
+    const { windowLength: length, step } = this;
+    for (let off = 0; off < n;) {
+      // Samples before the next frame's start are not needed (a step longer than the window).
+      if (this.buffered === 0 && this.next * step > this.base) {
+        const skip = Math.min(n - off, this.next * step - this.base);
+        this.base += skip;
+        off += skip;
+        continue;
+      }
+      const take = Math.min(n - off, this.capacity - this.buffered);
+      moveF32(this.arena, this.buffer + 4 * this.buffered, ptr + 4 * off, take);
+      this.buffered += take;
+      off += take;
+      const end = this.base + this.buffered;
+      if (end < length) continue;
+      const last = Math.floor((end - length) / step);
+      while (this.next <= last) {
+        const count = Math.min(last - this.next + 1, this.outCapacity);
+        const from = this.next * step - this.base;
+        const written = checkStatus(this.arena.k.syllableIntensity(this.buffer + 4 * from, (count - 1) * step + length, this.window, length, step, this.out), "syllableIntensity");
+        this.values.pushAll(this.arena.f32(this.out, written));
+        this.next += count;
+      }
+      const drop = Math.min(this.buffered, this.next * step - this.base);
+      moveF32(this.arena, this.buffer, this.buffer + 4 * drop, this.buffered - drop);
+      this.base += drop;
+      this.buffered -= drop;
+    }
+  }
+
+  /** The contour of everything pushed. */
+  finish(): Float32Array {
+    return this.values.toArray();
+  }
+}
+
+/**
+ * The low pass and decimation before YIN (yinDecimate) of a signal fed in chunks: the decimated
+ * samples go to `sink` block by block, equal to yinDecimate on the whole signal. Holds one block.
+ */
+export class DecimateStream {
+  private readonly scratch: number;
+  private readonly buffer: number;
+  private readonly out: number;
+  private readonly block: number;
+  private buffered = 0;
+
+  constructor(private readonly arena: Arena, sampleRate: number, cutoffHz: number, factor: number, private readonly sink: (ptr: number, n: number) => void) {
+    const k = arena.k;
+    this.scratch = arena.alloc(k.yinDecimateScratchSize());
+    checkStatus(k.yinDecimateInit(this.scratch, sampleRate, cutoffHz, factor), "yinDecimateInit");
+    this.block = k.yinDecimateBlockLength();
+    this.buffer = arena.allocF32(this.block);
+    this.out = arena.allocF32(Math.ceil(this.block / factor) + 1);
+  }
+
+  /** Add `n` f32 samples at arena pointer `ptr`. */
+  push(ptr: number, n: number): void {
+    for (let off = 0; off < n;) {
+      const take = Math.min(n - off, this.block - this.buffered);
+      moveF32(this.arena, this.buffer + 4 * this.buffered, ptr + 4 * off, take);
+      this.buffered += take;
+      off += take;
+      if (this.buffered === this.block) this.flush();
+    }
+  }
+
+  private flush(): void {
+    const written = checkStatus(this.arena.k.yinDecimateBlock(this.scratch, this.buffer, this.buffered, this.out), "yinDecimateBlock");
+    this.buffered = 0;
+    this.sink(this.out, written);
+  }
+
+  /** Decimate what is left (call once, after the last push). */
+  finish(): void {
+    if (this.buffered > 0) this.flush();
+  }
+}
+
+/**
+ * Frames of `span` samples at given starts of a signal fed in chunks, handed to `evaluate` in batches
+ * as soon as they are whole in a sliding buffer: `evaluate(buffer, buffered, starts, count, frames)`
+ * gets the buffer (f32), the starts relative to it (i32 in the arena) and the indices of the frames
+ * in the caller's list. Frames that do not fit in the signal (`start` < 0 or past `total` − `span`)
+ * are never evaluated. Holds one frame plus one push.
+ */
+export class FrameWindows {
+  private readonly order: Int32Array;
+  private readonly buffer: number;
+  private readonly capacity: number;
+  private readonly startsAt: number;
+  private base = 0;
+  private buffered = 0;
+  private next = 0;
+
+  constructor(private readonly arena: Arena, private readonly starts: Int32Array, private readonly span: number, total: number,
+    private readonly evaluate: (buffer: number, buffered: number, starts: number, count: number, frames: Int32Array) => void,
+    maxPush: number, private readonly batch = 4096) {
+    const valid: number[] = [];
+    for (let i = 0; i < starts.length; i++) if (starts[i] >= 0 && starts[i] + span <= total) valid.push(i);
+    valid.sort((a, b) => starts[a] - starts[b] || a - b);
+    this.order = Int32Array.from(valid);
+    this.capacity = span + maxPush;
+    this.buffer = arena.allocF32(this.capacity);
+    this.startsAt = arena.allocI32(batch);
+  }
+
+  /** Whether every frame has been evaluated. */
+  get done(): boolean {
+    return this.next >= this.order.length;
+  }
+
+  /** Add `n` f32 samples at arena pointer `ptr` (the signal's next samples). */
+  push(ptr: number, n: number): void {
+    const { order, starts, span } = this;
+    for (let off = 0; off < n;) {
+      if (this.done) { this.base += n - off; return; }
+      const wanted = starts[order[this.next]];
+      if (this.buffered === 0 && wanted > this.base) {
+        const skip = Math.min(n - off, wanted - this.base);
+        this.base += skip;
+        off += skip;
+        continue;
+      }
+      const take = Math.min(n - off, this.capacity - this.buffered);
+      moveF32(this.arena, this.buffer + 4 * this.buffered, ptr + 4 * off, take);
+      this.buffered += take;
+      off += take;
+      const end = this.base + this.buffered;
+      while (!this.done && starts[order[this.next]] + span <= end) {
+        let count = 0;
+        const relative = this.arena.i32(this.startsAt, this.batch);
+        const first = this.next;
+        while (count < this.batch && this.next < order.length && starts[order[this.next]] + span <= end) {
+          relative[count++] = starts[order[this.next]] - this.base;
+          this.next++;
+        }
+        this.evaluate(this.buffer, this.buffered, this.startsAt, count, order.subarray(first, first + count));
+      }
+      const keepFrom = this.done ? this.base + this.buffered : Math.max(this.base, starts[order[this.next]]);
+      const drop = Math.min(this.buffered, keepFrom - this.base);
+      moveF32(this.arena, this.buffer, this.buffer + 4 * drop, this.buffered - drop);
+      this.base += drop;
+      this.buffered -= drop;
+    }
+  }
+}
+
+/** YIN (yinFrames) on frames of a decimated signal fed in chunks: period and aperiodicity per frame, as ChannelKernels.yin gives them on the whole signal. */
+export class YinStream {
+  readonly period: Float32Array;
+  readonly aperiodicity: Float32Array;
+  private readonly frames: FrameWindows;
+
+  /** `total` is the decimated signal's length; frames that do not fit keep period 0 and aperiodicity 1. */
+  constructor(arena: Arena, starts: Int32Array, window: number, tauMin: number, tauMax: number, threshold: number, total: number, maxPush: number) {
+    const count = starts.length;
+    this.period = new Float32Array(count);
+    this.aperiodicity = new Float32Array(count).fill(1);
+    const batch = 1024;
+    const scratch = arena.allocF64(tauMax + 1);
+    const period = arena.allocF32(batch);
+    const aperiodicity = arena.allocF32(batch);
+    this.frames = new FrameWindows(arena, starts, window + tauMax, total, (buffer, buffered, startsAt, n, which) => {
+      checkStatus(arena.k.yinFrames(buffer, buffered, startsAt, n, window, tauMin, tauMax, threshold, scratch, period, aperiodicity), "yinFrames");
+      const p = arena.f32(period, n), a = arena.f32(aperiodicity, n);
+      for (let i = 0; i < n; i++) {
+        this.period[which[i]] = p[i];
+        this.aperiodicity[which[i]] = a[i];
+      }
+    }, maxPush, batch);
+  }
+
+  /** Add decimated samples. */
+  push(ptr: number, n: number): void {
+    this.frames.push(ptr, n);
+  }
+}
+
+/** The summed Hann-windowed power spectra (spectrumAccumulate) of frames of a signal fed in chunks, as ChannelKernels.spectrum gives them on the whole signal (frames in ascending order). */
+export class SpectrumStream {
+  private readonly power: number;
+  private readonly bins: number;
+  private readonly frames: FrameWindows;
+
+  constructor(private readonly arena: Arena, starts: Int32Array, fftSize: number, total: number, maxPush: number) {
+    for (let i = 1; i < starts.length; i++) {
+      if (!(starts[i] > starts[i - 1])) throw new RangeError("spectrum frame starts must be strictly ascending (the power sums in their order)");
+    }
+    const k = arena.k;
+    this.bins = fftSize / 2 + 1;
+    const scratch = arena.allocF64(k.spectrumScratchSize(fftSize));
+    this.power = arena.allocF64(this.bins);
+    arena.f64(this.power, this.bins).fill(0);
+    this.frames = new FrameWindows(arena, starts, fftSize, total, (buffer, buffered, startsAt, n) => {
+      checkStatus(k.spectrumAccumulate(buffer, buffered, startsAt, n, fftSize, scratch, this.power), "spectrumAccumulate");
+    }, maxPush, 256);
+  }
+
+  /** Add the signal's next samples. */
+  push(ptr: number, n: number): void {
+    this.frames.push(ptr, n);
+  }
+
+  /** The N/2 + 1 summed power bins. */
+  power64(): Float64Array {
+    return this.arena.f64(this.power, this.bins).slice();
+  }
+}
