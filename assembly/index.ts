@@ -12,3 +12,5 @@ export * from "./kernels/fingerprint";
 export * from "./kernels/interleaved";
 export * from "./kernels/locate";
 export * from "./kernels/integrity";
+// parity (issue 11): deepeval's parity kernels fed incrementally (state block, carried frames, loop windows confirmed in a second reading)
+export * from "./kernels/parity-stream";
