@@ -13,7 +13,7 @@ import { checkSampleRate, FRAME_SUMMARY, FRAME_TOTALS, parityWidths, readFrameSu
 import { withArena, type Arena } from "./wasm.js";
 
 /** Frames read from a source per chunk (larger chunks are pushed in pieces of this size). */
-export const PARITY_STREAM_CHUNK_FRAMES = 16384;
+export const PARITY_STREAM_CHUNK_FRAMES = 65536;
 
 /** Options of measureParityStream. */
 export interface ParityStreamOptions {
