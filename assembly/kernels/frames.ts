@@ -191,37 +191,81 @@ const SUMMARY_DROPOUTS: usize = 24;
 const SUMMARY_VOICED: usize = 28;
 const SUMMARY_QUIET: usize = 32;
 
+// Layout of the 32-byte running accumulator of frameSummaryStepF64 (i32): silent frames, longest
+// silent run, dropout events, voiced frames, quiet frames, start of the current silent run (−1:
+// none), frames seen.
+const SUM_SILENT: usize = 0;
+const SUM_LONGEST: usize = 4;
+const SUM_DROPOUTS: usize = 8;
+const SUM_VOICED: usize = 12;
+const SUM_QUIET: usize = 16;
+const SUM_RUN_START: usize = 20;
+const SUM_FRAMES: usize = 24;
+/** Bytes of the accumulator block of frameSummaryStepF64. */
+export const FRAME_SUMMARY_ACC_BYTES: i32 = 32;
+
+/** The accumulator frameSummaryF64 runs its frames through (static memory, below the arena). */
+const WHOLE_CLIP_SUMMARY_ACC: usize = memory.data(32, 16);
+
+/** Starts the frame-summary accumulator at `acc` (no frames yet). */
+export function frameSummaryStartF64(acc: usize): void {
+  memory.fill(acc, 0, 32);
+  store<i32>(acc + SUM_RUN_START, -1);
+}
+
+/**
+ * The next frame, of RMS `r`, added to the counts of §3.3–3.5 at `acc`: silent (RMS < 300),
+ * longest silent run, dropouts, voiced (RMS ≥ 300), quiet (0 < RMS < 300).
+ *
+ * Dropouts in one pass: a maximal silent run [a, e) counts iff a ≥ 1 (a silent-free frame before it),
+ * e < frames (one after it) and e − a ≤ 10, which is what the reference's scan from index 1 finds.
+ */
+export function frameSummaryStepF64(acc: usize, r: f64): void {
+  const k = load<i32>(acc + SUM_FRAMES);
+  let runStart = load<i32>(acc + SUM_RUN_START);
+  if (r < SILENCE_RMS) {
+    store<i32>(acc + SUM_SILENT, load<i32>(acc + SUM_SILENT) + 1);
+    if (runStart < 0) runStart = k;
+    store<i32>(acc + SUM_LONGEST, max(load<i32>(acc + SUM_LONGEST), k + 1 - runStart));
+    store<i32>(acc + SUM_QUIET, load<i32>(acc + SUM_QUIET) + <i32>(r > 0));
+  } else {
+    store<i32>(acc + SUM_VOICED, load<i32>(acc + SUM_VOICED) + 1);
+    if (runStart >= 1 && k - runStart <= MAX_DROPOUT_FRAMES) store<i32>(acc + SUM_DROPOUTS, load<i32>(acc + SUM_DROPOUTS) + 1);
+    runStart = -1;
+  }
+  store<i32>(acc + SUM_RUN_START, runStart);
+  store<i32>(acc + SUM_FRAMES, k + 1);
+}
+
+/**
+ * Writes the counts of the accumulator at `acc` into the summary block at `outSummary` (the layout
+ * of frameSummaryF64) with the order statistics `speech` and `noise` the caller selected.
+ */
+export function frameSummaryWrite(acc: usize, speech: f64, noise: f64, outSummary: usize): void {
+  store<f64>(outSummary + SUMMARY_SPEECH, speech);
+  store<f64>(outSummary + SUMMARY_NOISE, noise);
+  store<i32>(outSummary + SUMMARY_SILENT, load<i32>(acc + SUM_SILENT));
+  store<i32>(outSummary + SUMMARY_LONGEST, load<i32>(acc + SUM_LONGEST));
+  store<i32>(outSummary + SUMMARY_DROPOUTS, load<i32>(acc + SUM_DROPOUTS));
+  store<i32>(outSummary + SUMMARY_VOICED, load<i32>(acc + SUM_VOICED));
+  store<i32>(outSummary + SUMMARY_QUIET, load<i32>(acc + SUM_QUIET));
+}
+
 /**
  * §3.3–3.5 over the `frames` frame RMS values (f64) at `rmsPtr`, which it leaves untouched. Writes at
  * `outSummary`: speech = sorted(voiced)[trunc(0.75·(V − 1))] and noise = sorted(quiet)[trunc(0.25·(Q − 1))]
  * (f64, 0.0 when the list is empty), then as i32 the number of silent frames (RMS < 300), the
  * longest run of them, the dropout events of §3.4, V = count(RMS ≥ 300) and Q = count(0 < RMS < 300).
- * `scratch` holds `frames` f64. Returns `frames`, or BAD_ARGUMENT.
- *
- * Dropouts in one pass: a maximal silent run [a, e) counts iff a ≥ 1 (a silent-free frame before it),
- * e < frames (one after it) and e − a ≤ 10, which is what the reference's scan from index 1 finds.
+ * `scratch` holds `frames` f64. Returns `frames`, or BAD_ARGUMENT. The counts go through
+ * frameSummaryStepF64, the step the streaming path takes too.
  */
 export function frameSummaryF64(rmsPtr: usize, frames: i32, scratch: usize, outSummary: usize): i32 {
   if (frames < 0) return BAD_ARGUMENT;
-  let silent = 0;
-  let longest = 0;
-  let dropouts = 0;
-  let runStart = -1;
-  let voiced = 0;
-  let quiet = 0;
-  for (let k = 0; k < frames; k++) {
-    const r = load<f64>(rmsPtr + (<usize>k << 3));
-    if (r < SILENCE_RMS) {
-      silent++;
-      if (runStart < 0) runStart = k;
-      longest = max(longest, k + 1 - runStart);
-      quiet += <i32>(r > 0);
-    } else {
-      voiced++;
-      if (runStart >= 1 && k - runStart <= MAX_DROPOUT_FRAMES) dropouts++;
-      runStart = -1;
-    }
-  }
+  const acc = WHOLE_CLIP_SUMMARY_ACC;
+  frameSummaryStartF64(acc);
+  for (let k = 0; k < frames; k++) frameSummaryStepF64(acc, load<f64>(rmsPtr + (<usize>k << 3)));
+  const voiced = load<i32>(acc + SUM_VOICED);
+  const quiet = load<i32>(acc + SUM_QUIET);
   // Voiced values first, quiet ones after them, each in frame order (as the reference collects them).
   const voicedPtr = scratch;
   const quietPtr = scratch + (<usize>voiced << 3);
@@ -239,13 +283,7 @@ export function frameSummaryF64(rmsPtr: usize, frames: i32, scratch: usize, outS
   }
   const speech = voiced > 0 ? selectInPlaceF64(voicedPtr, voiced, <i32>(0.75 * <f64>(voiced - 1))) : 0.0;
   const noise = quiet > 0 ? selectInPlaceF64(quietPtr, quiet, <i32>(0.25 * <f64>(quiet - 1))) : 0.0;
-  store<f64>(outSummary + SUMMARY_SPEECH, speech);
-  store<f64>(outSummary + SUMMARY_NOISE, noise);
-  store<i32>(outSummary + SUMMARY_SILENT, silent);
-  store<i32>(outSummary + SUMMARY_LONGEST, longest);
-  store<i32>(outSummary + SUMMARY_DROPOUTS, dropouts);
-  store<i32>(outSummary + SUMMARY_VOICED, voiced);
-  store<i32>(outSummary + SUMMARY_QUIET, quiet);
+  frameSummaryWrite(acc, speech, noise, outSummary);
   return frames;
 }
 

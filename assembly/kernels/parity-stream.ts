@@ -13,12 +13,12 @@
 // f64, loud window start i32 + hash u64); the host keeps them as the compact summaries.
 //
 // Loop windows are confirmed sample by sample (§3.7 step 3) in a second reading of the clip:
-// loopHashGroups finds the windows whose hash is seen more than twice, and loopVerifyPush compares
+// the host finds the windows whose hash is seen more than twice, and loopVerifyPush compares
 // each of them with the first window of its group as the mono mix streams past again.
 import { BAD_ARGUMENT, OK } from "../../src/dsp/kernel-status";
-import { frameStatsStartI16, frameStatsStepI16, frameStatsTotals, rmsI16 } from "./frames";
+import { frameStatsStartI16, frameStatsStepI16, frameStatsTotals, frameSummaryStartF64, frameSummaryStepF64, frameSummaryWrite, rmsI16 } from "./frames";
 import { pitchFrameI16, pitchFrameWidth, pitchScratchBytes } from "./pitch";
-import { equalWindowsI16, hashI16, loopTableBytes, loudWindowI16 } from "./fingerprint";
+import { equalWindowsI16, hashI16, loudWindowI16 } from "./fingerprint";
 
 const I32_MAX: i64 = 0x7fffffff;
 
@@ -52,7 +52,9 @@ const S_TAIL_BUF: usize = 80;
 const S_SCRATCH: usize = 84;
 /** frameStatsStepI16's 24-byte accumulator. */
 const S_ACC: usize = 96;
-const HEADER_BYTES: i32 = 128;
+/** frameSummaryStepF64's 32-byte accumulator (the counts of §3.3–3.5 over the frames so far). */
+const S_SUMMARY: usize = 128;
+const HEADER_BYTES: i32 = 160;
 
 @inline function align16(bytes: i64): i64 {
   return (bytes + 15) & ~(<i64>15);
@@ -112,6 +114,7 @@ export function parityStreamInit(state: usize, sampleRate: i32): i32 {
   at += align16(<i64>edgeW << 1);
   store<i32>(state + S_SCRATCH, <i32>at);
   frameStatsStartI16(state + S_ACC, 0);
+  frameSummaryStartF64(state + S_SUMMARY);
   return OK;
 }
 
@@ -157,18 +160,24 @@ function pushFrames(state: usize, mono: usize, n: i32, outRms: usize): i32 {
     p += <usize>take << 1;
     rest -= take;
     if (fill == w) {
-      store<f64>(outRms, frameStatsStepI16(buf, w, acc));
+      store<f64>(outRms, frameDone(state, frameStatsStepI16(buf, w, acc)));
       out++;
       fill = 0;
     }
   }
-  for (; rest >= w; rest -= w, p += <usize>w << 1, out++) store<f64>(outRms + (<usize>out << 3), frameStatsStepI16(p, w, acc));
+  for (; rest >= w; rest -= w, p += <usize>w << 1, out++) store<f64>(outRms + (<usize>out << 3), frameDone(state, frameStatsStepI16(p, w, acc)));
   if (rest > 0) {
     memory.copy(buf, p, <usize>rest << 1);
     fill = rest;
   }
   store<i32>(state + S_FRAME_FILL, fill);
   return out;
+}
+
+/** A frame's RMS `r` added to the summary counts; returns `r`. */
+@inline function frameDone(state: usize, r: f64): f64 {
+  frameSummaryStepF64(state + S_SUMMARY, r);
+  return r;
 }
 
 /** 40 ms pitch frames, carried like the 20 ms frames. */
@@ -281,7 +290,7 @@ export function parityStreamFinish(state: usize, outRms: usize, outPitch: usize,
   if (frameFill > 0) {
     const rms = frameStatsStepI16(buffer(state, S_FRAME_BUF), frameFill, acc);
     if (frameFill >= (frameW >> 1)) {
-      store<f64>(outRms, rms);
+      store<f64>(outRms, frameDone(state, rms));
       frames = 1;
     }
   }
@@ -299,6 +308,15 @@ export function parityStreamFinish(state: usize, outRms: usize, outPitch: usize,
   return OK;
 }
 
+/**
+ * Writes the summary block of frameSummaryF64 at `outSummary` from the counts over every frame so
+ * far, with the order statistics `speech` and `noise` that the caller selected from the frame RMS values.
+ */
+export function parityStreamSummary(state: usize, speech: f64, noise: f64, outSummary: usize): i32 {
+  frameSummaryWrite(state + S_SUMMARY, speech, noise, outSummary);
+  return OK;
+}
+
 /** RMS (§3.2) of the first (`which` = 0) or last (1) min(n, 20 ms edge) samples pushed; 0.0 before any. */
 export function parityStreamEdgeRms(state: usize, which: i32): f64 {
   if (which == 0) return rmsI16(buffer(state, S_HEAD_BUF), load<i32>(state + S_HEAD_FILL));
@@ -306,47 +324,6 @@ export function parityStreamEdgeRms(state: usize, which: i32): f64 {
 }
 
 // ---- Loop windows confirmed in a second reading ----
-
-/**
- * Groups the `count` window hashes (u64) at `hashes` by value: writes at `outGroup` (i32 per
- * window) the index of the first window with the same hash when that hash is seen more than twice,
- * else −1. Returns how many windows got a group (0: no loop events are possible), or BAD_ARGUMENT.
- * `table` holds loopTableBytes(count) bytes; it is cleared here.
- */
-export function loopHashGroups(hashes: usize, count: i32, table: usize, outGroup: usize): i32 {
-  if (count < 0) return BAD_ARGUMENT;
-  const slots = loopTableBytes(count) >> 4;
-  const mask = <u64>(slots - 1);
-  memory.fill(table, 0, <usize>slots << 4);
-  for (let j = 0; j < count; j++) {
-    const at = hashSlot(table, mask, load<u64>(hashes + (<usize>j << 3)));
-    const seen = load<i32>(at, 12);
-    if (seen == 0) {
-      store<u64>(at, load<u64>(hashes + (<usize>j << 3)));
-      store<i32>(at, j, 8);
-    }
-    store<i32>(at, seen + 1, 12);
-  }
-  let grouped = 0;
-  for (let j = 0; j < count; j++) {
-    const at = hashSlot(table, mask, load<u64>(hashes + (<usize>j << 3)));
-    const many = load<i32>(at, 12) > 2;
-    store<i32>(outGroup + (<usize>j << 2), many ? load<i32>(at, 8) : -1);
-    grouped += <i32>many;
-  }
-  return grouped;
-}
-
-/** The slot of `hash` in the table: its own, or the first empty one on its probe sequence. */
-@inline function hashSlot(table: usize, mask: u64, hash: u64): usize {
-  let slot = hash & mask;
-  while (true) {
-    const at = table + (<usize>slot << 4);
-    if (load<i32>(at, 12) == 0 || load<u64>(at) == hash) return at;
-    slot = (slot + 1) & mask;
-  }
-  return 0;
-}
 
 // Layout of the verification state (i32 fields), then the carry buffer of one window.
 const V_WIDTH: usize = 0;

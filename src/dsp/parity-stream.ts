@@ -10,6 +10,9 @@
 import type { PcmChunk, PcmSource } from "../audio/pcm-source.js";
 import { checkStatus, expectResult } from "./kernel-error.js";
 import { checkSampleRate, FRAME_SUMMARY, FRAME_TOTALS, parityWidths, readFrameSummary, readStreamCounts, type ParityFrames } from "./parity.js";
+
+/** A 20 ms frame is silent below this RMS (int16 units, §3.1); voiced at or above it. */
+const SILENCE_RMS = 300.0;
 import { withArena, type Arena } from "./wasm.js";
 
 /** Frames read from a source per chunk (larger chunks are pushed in pieces of this size). */
@@ -62,10 +65,13 @@ function measureWith(arena: Arena, source: PcmSource, loopConfirmBytes: number):
   const outStart = arena.allocI32(capacity(widths.loopWindow));
   const outHash = arena.alloc(8 * capacity(widths.loopWindow));
   const totalsPtr = arena.alloc(FRAME_TOTALS.bytes);
-  const frameRms = new GrowingLog(Float64Array);
-  const pitchHz = new GrowingLog(Float64Array);
-  const starts = new GrowingLog(Int32Array);
-  const hashes = new GrowingLog(BigInt64Array);
+  // Exactly sized when the source knows its length, else grown as needed.
+  const known = source.frames !== null && Number.isInteger(source.frames) && source.frames >= 0 ? source.frames : null;
+  const expected = (w: number) => (known === null ? 1024 : k.frameCount(Math.min(known, 0x7fffffff), w));
+  const frameRms = new GrowingLog(Float64Array, expected(widths.frame));
+  const pitchHz = new GrowingLog(Float64Array, expected(widths.pitchFrame));
+  const starts = new GrowingLog(Int32Array, 256);
+  const hashes = new GrowingLog(BigInt64Array, 256);
   checkStatus(k.parityStreamInit(state, sampleRate), "parityStreamInit");
 
   for (const n of reader.read()) {
@@ -90,20 +96,17 @@ function measureWith(arena: Arena, source: PcmSource, loopConfirmBytes: number):
   const startRms = k.parityStreamEdgeRms(state, 0);
   const endRms = k.parityStreamEdgeRms(state, 1);
 
-  // §3.3–3.5 over all the frame RMS values, by the whole-clip kernel.
-  const frames = frameRms.length;
-  const rmsPtr = arena.allocF64(frames);
-  const scratchPtr = arena.allocF64(frames);
+  // §3.3–3.5: the counts were kept frame by frame; the order statistics are selected from the values.
+  const values = frameRms.view();
   const summaryPtr = arena.alloc(FRAME_SUMMARY.bytes);
-  arena.f64(rmsPtr, frames).set(frameRms.view());
-  expectResult(k.frameSummaryF64(rmsPtr, frames, scratchPtr, summaryPtr), frames, "frameSummaryF64");
-  const summary = readFrameSummary(arena, summaryPtr);
+  checkStatus(k.parityStreamSummary(state, 0, 0, summaryPtr), "parityStreamSummary");
+  const counts = readFrameSummary(arena, summaryPtr);
+  const speechRms = counts.voiced > 0 ? selectRms(values, "voiced", Math.trunc(0.75 * (counts.voiced - 1))) : 0.0;
+  const noiseRms = counts.quiet > 0 ? selectRms(values, "quiet", Math.trunc(0.25 * (counts.quiet - 1))) : 0.0;
 
-  const pitchFrames = pitchHz.length;
-  const pitchPtr = arena.allocF64(pitchFrames);
-  arena.f64(pitchPtr, pitchFrames).set(pitchHz.view());
-  const voiced = checkStatus(k.voicedPitchesF64(pitchPtr, pitchFrames, pitchPtr), "voicedPitchesF64");
-  const voicedPitchHz = Array.from(arena.f64(pitchPtr, voiced));
+  const pitches = pitchHz.view();
+  const voicedPitchHz: number[] = [];
+  for (let i = 0; i < pitches.length; i++) if (pitches[i] > 0) voicedPitchHz.push(pitches[i]);
 
   const loopEvents = countLoopEvents(arena, reader, widths.loopWindow, starts.view(), hashes.view(), loopConfirmBytes);
   return {
@@ -112,20 +115,56 @@ function measureWith(arena: Arena, source: PcmSource, loopConfirmBytes: number):
     rms,
     clippedCount,
     zeroCrossings,
-    frameRms: frameRms.view().slice(),
-    silentFrameCount: summary.silent,
-    longestSilentRun: summary.longest,
-    dropoutEvents: summary.dropouts,
-    voicedFrameCount: summary.voiced,
-    quietFrameCount: summary.quiet,
-    speechRms: summary.speech,
-    noiseRms: summary.noise,
-    pitchHz: pitchHz.view().slice(),
+    frameRms: frameRms.result(),
+    silentFrameCount: counts.silent,
+    longestSilentRun: counts.longest,
+    dropoutEvents: counts.dropouts,
+    voicedFrameCount: counts.voiced,
+    quietFrameCount: counts.quiet,
+    speechRms,
+    noiseRms,
+    pitchHz: pitchHz.result(),
     voicedPitchHz,
     loopEvents,
     startRms,
     endRms,
   };
+}
+
+/**
+ * sorted(values in the class)[k] of the frame RMS values: "voiced" are RMS ≥ 300, "quiet" 0 < RMS < 300
+ * (§3.5). Exact, without copying the values: a radix selection on their IEEE bit patterns, which for
+ * non-negative doubles order as the numbers do (four passes of 16 bits, high word first).
+ */
+export function selectRms(values: Float64Array, kind: "voiced" | "quiet", k: number): number {
+  const words = new Uint32Array(values.buffer, values.byteOffset, 2 * values.length);
+  const counts = new Uint32Array(65536);
+  const voiced = kind === "voiced";
+  let hiPrefix = 0;
+  let loPrefix = 0;
+  let rank = k;
+  // Pass p picks 16 bits: (hi >>> 16), (hi & 0xffff), (lo >>> 16), (lo & 0xffff), among values whose earlier bits match.
+  for (let pass = 0; pass < 4; pass++) {
+    counts.fill(0);
+    for (let i = 0; i < values.length; i++) {
+      const v = values[i];
+      if (voiced ? !(v >= SILENCE_RMS) : !(v > 0 && v < SILENCE_RMS)) continue;
+      const lo = words[2 * i];
+      const hi = words[2 * i + 1];
+      if (pass === 1 && hi >>> 16 !== hiPrefix >>> 16) continue;
+      if (pass >= 2 && hi !== hiPrefix) continue;
+      if (pass === 3 && lo >>> 16 !== loPrefix >>> 16) continue;
+      counts[pass === 0 ? hi >>> 16 : pass === 1 ? hi & 0xffff : pass === 2 ? lo >>> 16 : lo & 0xffff]++;
+    }
+    let bin = 0;
+    while (rank >= counts[bin]) rank -= counts[bin++];
+    if (pass === 0) hiPrefix = bin << 16;
+    else if (pass === 1) hiPrefix = (hiPrefix | bin) >>> 0;
+    else if (pass === 2) loPrefix = bin << 16;
+    else loPrefix = (loPrefix | bin) >>> 0;
+  }
+  const bits = new Uint32Array([loPrefix, hiPrefix]);
+  return new Float64Array(bits.buffer)[0];
 }
 
 /**
@@ -135,22 +174,20 @@ function measureWith(arena: Arena, source: PcmSource, loopConfirmBytes: number):
  */
 function countLoopEvents(arena: Arena, reader: MonoReader, width: number, starts: Int32Array, hashes: BigInt64Array, budgetBytes: number): number {
   const k = arena.k;
-  const count = starts.length;
-  const hashPtr = arena.alloc(8 * count);
-  const groupPtr = arena.allocI32(count);
-  const tablePtr = arena.alloc(k.loopTableBytes(count));
-  arena.i64(hashPtr, count).set(hashes);
-  const grouped = checkStatus(k.loopHashGroups(hashPtr, count, tablePtr, groupPtr), "loopHashGroups");
-  if (grouped === 0) return 0;
-  // Window indices by the first window of their hash (each group in window order, ≥ 3 members).
-  const groupOf = arena.i32(groupPtr, count).slice();
-  const byHash = new Map<number, number[]>();
-  for (let j = 0; j < count; j++) {
-    if (groupOf[j] < 0) continue;
-    const members = byHash.get(groupOf[j]) ?? [];
+  // Hashes seen more than twice (sorted copy: equal hashes are neighbours).
+  const sorted = hashes.slice().sort();
+  const repeated = new Set<bigint>();
+  for (let j = 2; j < sorted.length; j++) if (sorted[j] === sorted[j - 2]) repeated.add(sorted[j]);
+  if (repeated.size === 0) return 0;
+  // Window indices by hash, each group in window order (≥ 3 members).
+  const byHash = new Map<bigint, number[]>();
+  for (let j = 0; j < hashes.length; j++) {
+    if (!repeated.has(hashes[j])) continue;
+    const members = byHash.get(hashes[j]) ?? [];
     members.push(starts[j] / width);
-    byHash.set(groupOf[j], members);
+    byHash.set(hashes[j], members);
   }
+  const grouped = [...byHash.values()].reduce((sum, members) => sum + members.length, 0);
   let pending = [...byHash.values()];
   const slots = Math.max(1, Math.min(pending.length, Math.floor(budgetBytes / (2 * width))));
   const statePtr = arena.alloc(checkStatus(k.loopVerifyStateBytes(width), "loopVerifyStateBytes"));
@@ -234,18 +271,21 @@ class MonoReader {
 type GrowableArray = Float64Array<ArrayBuffer> | Int32Array<ArrayBuffer> | BigInt64Array<ArrayBuffer>;
 type AnyGrowable = Float64Array | Int32Array | BigInt64Array;
 
-/** An append-only typed array that doubles its capacity as it grows (the compact per-frame summaries). */
+/** An append-only typed array that grows as needed (the compact per-frame summaries). */
 class GrowingLog<T extends GrowableArray> {
   private data: T;
   length = 0;
 
-  constructor(private readonly make: new (length: number) => T) {
-    this.data = new make(1024);
+  constructor(
+    private readonly make: new (length: number) => T,
+    capacity: number,
+  ) {
+    this.data = new make(Math.max(16, capacity));
   }
 
   append(values: AnyGrowable): void {
     if (this.length + values.length > this.data.length) {
-      const grown = new this.make(Math.max(2 * this.data.length, this.length + values.length));
+      const grown = new this.make(Math.max(Math.ceil(1.5 * this.data.length), this.length + values.length));
       (grown as GrowableArray).set(this.data as never);
       this.data = grown;
     }
@@ -256,5 +296,11 @@ class GrowingLog<T extends GrowableArray> {
   /** The values so far (a view, valid until the next append). */
   view(): T {
     return this.data.subarray(0, this.length) as T;
+  }
+
+  /** The values as the result keeps them: the buffer itself when it is (nearly) full, else an exact copy. */
+  result(): T {
+    if (this.length === this.data.length) return this.data;
+    return (this.length * 8 >= this.data.length * 7 ? this.view() : this.view().slice()) as T;
   }
 }

@@ -7,8 +7,7 @@ import { memoryPcmSource, randomChunkSizes, type PcmChunk, type PcmSource } from
 import type { DecodedAudio } from "../../src/audio/types.js";
 import { ClipKernels } from "../../src/dsp/clip-kernels.js";
 import type { ParityFrames } from "../../src/dsp/parity.js";
-import { measureParityStream, PARITY_STREAM_CHUNK_FRAMES } from "../../src/dsp/parity-stream.js";
-import { loopHashGroupsReference } from "../../src/dsp/reference/parity.js";
+import { measureParityStream, PARITY_STREAM_CHUNK_FRAMES, selectRms } from "../../src/dsp/parity-stream.js";
 import { getKernels, withArena } from "../../src/dsp/wasm.js";
 import { sharedDir } from "../helpers/shared.js";
 import { SIGNAL_KINDS, makeSignal, seededRandom, type Random } from "./parity-signals.js";
@@ -233,28 +232,22 @@ describe("measureParityStream: bad sources", () => {
   });
 });
 
-describe("loop kernels of the second reading", () => {
+describe("the pieces of the stream's end: order statistics and loop confirmation", () => {
   const k = getKernels();
 
-  it("loopHashGroups ≡ its twin on random hash lists with repeats", () => {
+  it("selectRms ≡ sorting the voiced (≥ 300) or quiet (0 < RMS < 300) values, ties and both classes mixed", () => {
     const random = seededRandom(44);
-    for (let trial = 0; trial < 40; trial++) {
-      const count = randomInt(random, 0, 300);
-      const distinct = randomInt(random, 1, 40);
-      const pool = Array.from({ length: distinct }, () => BigInt.asIntN(64, (BigInt(randomInt(random, 0, 2 ** 31)) << 33n) ^ BigInt(randomInt(random, 0, 2 ** 31))));
-      const hashes = BigInt64Array.from({ length: count }, () => pool[randomInt(random, 0, distinct - 1)]);
-      const got = withArena((arena) => {
-        const h = arena.alloc(8 * count);
-        const g = arena.allocI32(count);
-        const t = arena.alloc(k.loopTableBytes(count));
-        arena.i64(h, count).set(hashes);
-        const grouped = k.loopHashGroups(h, count, t, g);
-        return { grouped, groups: Array.from(arena.i32(g, count)) };
-      });
-      const want = loopHashGroupsReference(hashes);
-      expect(got).toEqual({ grouped: want.filter((g) => g >= 0).length, groups: want });
+    for (let trial = 0; trial < 60; trial++) {
+      const n = randomInt(random, 1, 400);
+      const pool = Array.from({ length: randomInt(random, 1, 30) }, () => [0, 299.99999999999994, 300, 1e-300, 5e-324, 32768, random() * 600, random() * 1e-3][randomInt(random, 0, 7)]);
+      const values = Float64Array.from({ length: n }, () => pool[randomInt(random, 0, pool.length - 1)]);
+      for (const kind of ["voiced", "quiet"] as const) {
+        const list = Array.from(values).filter((v) => (kind === "voiced" ? v >= 300 : v > 0 && v < 300)).sort((a, b) => a - b);
+        for (const k of new Set([0, list.length - 1, Math.trunc(0.75 * (list.length - 1)), Math.trunc(0.25 * (list.length - 1))])) {
+          if (k >= 0 && k < list.length) expect(selectRms(values, kind, k), `${kind} ${k} of ${list.length}`).toBe(list[k]);
+        }
+      }
     }
-    expect(k.loopHashGroups(0, -1, 0, 0)).toBe(-1);
   });
 
   it("loopVerifyPush keeps the first window and tells identical from different windows, at any push size", () => {

@@ -244,18 +244,3 @@ export function loopEventsOfWindowsReference(x: Int16Array, starts: ArrayLike<nu
   for (const count of counts.values()) if (count > 2) events += count - 1;
   return events;
 }
-
-/**
- * Twin of loopHashGroups (§3.7 step 4 before the content check): for each window hash, the index of
- * the first window with the same hash when that hash is seen more than twice, else −1. Only such
- * windows can take part in a loop event; parity-stream.ts confirms them sample by sample.
- */
-export function loopHashGroupsReference(hashes: ArrayLike<bigint>): number[] {
-  const first = new Map<bigint, number>();
-  const seen = new Map<bigint, number>();
-  for (let j = 0; j < hashes.length; j++) {
-    if (!first.has(hashes[j])) first.set(hashes[j], j);
-    seen.set(hashes[j], (seen.get(hashes[j]) ?? 0) + 1);
-  }
-  return Array.from({ length: hashes.length }, (_, j) => ((seen.get(hashes[j]) ?? 0) > 2 ? first.get(hashes[j])! : -1));
-}
