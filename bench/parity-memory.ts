@@ -1,7 +1,7 @@
 // Memory of deepeval's parity set on long recordings: measureParityStream (chunk by chunk) against the whole-clip path, on generated speech-like audio.
 //
 // Run one case per process, so that the WebAssembly memory and the peak RSS belong to that case only:
-//   node --import tsx bench/parity-memory.ts <1h-24k-mono|10m-48k-stereo|4h-24k-mono> <stream-generated|stream-memory|whole>
+//   node --import tsx bench/parity-memory.ts <10m-24k-mono|1h-24k-mono|10m-48k-stereo|4h-24k-mono> <stream-generated|stream-memory|whole>
 // or with no arguments to run every case in child processes and print a table.
 //   stream-generated  measureParityStream over a source that synthesises each chunk as it is read (nothing held)
 //   stream-memory     measureParityStream over memoryPcmSource of the whole generated recording
@@ -20,6 +20,7 @@ import { getKernels, withArena } from "../src/dsp/wasm.js";
 import { seededRandom } from "../test/helpers/random.js";
 
 const CASES: Record<string, { seconds: number; sampleRate: number; channels: number }> = {
+  "10m-24k-mono": { seconds: 600, sampleRate: 24000, channels: 1 },
   "1h-24k-mono": { seconds: 3600, sampleRate: 24000, channels: 1 },
   "10m-48k-stereo": { seconds: 600, sampleRate: 48000, channels: 2 },
   "4h-24k-mono": { seconds: 4 * 3600, sampleRate: 24000, channels: 1 },
@@ -159,7 +160,7 @@ const mb = (b: number) => `${(b / 2 ** 20).toFixed(1)} MiB`;
 export async function benchParityMemory(): Promise<MemoryRow[]> {
   const self = fileURLToPath(import.meta.url);
   const rows: MemoryRow[] = [];
-  for (const caseName of ["1h-24k-mono", "10m-48k-stereo"]) {
+  for (const caseName of ["10m-24k-mono", "1h-24k-mono", "10m-48k-stereo"]) {
     for (const m of MODES) {
       const out = execFileSync(process.execPath, ["--import", "tsx", self, caseName, m], { encoding: "utf8", maxBuffer: 1 << 20 });
       rows.push(JSON.parse(out.trim().split("\n").pop()!) as MemoryRow);
