@@ -8,6 +8,12 @@ const HASH_BASE: i32 = 0x01000193;
 /** Fibonacci hashing constant that spreads a rolling hash over the table's slots. */
 const SLOT_MIX: u32 = 0x9e3779b1;
 
+/** Mean-square level (dB re full scale², floored at −200 dB) of `len` samples whose squares sum to `e`; −200 dB when len ≤ 0. */
+export function integrityLevelDb(e: f64, len: i32): f64 {
+  if (len <= 0) return 10 * Math.log10(ENERGY_FLOOR);
+  return 10 * Math.log10(e / <f64>len + ENERGY_FLOOR);
+}
+
 /** Blocks of `blockLength` samples (the last one partial) in `n` samples. */
 export function integrityBlockCount(n: i32, blockLength: i32): i32 {
   if (n <= 0 || blockLength < 1) return 0;
@@ -26,20 +32,19 @@ export function integrityBlockLevels(input: usize, n: i32, blockLength: i32, out
       const x = <f64>load<f32>(input + (<usize>i << 2));
       e += x * x;
     }
-    store<f32>(out + (<usize>b << 2), <f32>(10 * Math.log10(e / <f64>(end - start) + ENERGY_FLOOR)));
+    store<f32>(out + (<usize>b << 2), <f32>integrityLevelDb(e, end - start));
   }
   return blocks;
 }
 
 /** Mean-square level (dB) of samples [start, end), floored; −200 dB for an empty range. */
 @inline function rangeLevelDb(input: usize, start: i32, end: i32): f64 {
-  if (end <= start) return 10 * Math.log10(ENERGY_FLOOR);
   let e: f64 = 0;
   for (let i = start; i < end; i++) {
     const x = <f64>load<f32>(input + (<usize>i << 2));
     e += x * x;
   }
-  return 10 * Math.log10(e / <f64>(end - start) + ENERGY_FLOOR);
+  return integrityLevelDb(e, end - start);
 }
 
 /**
