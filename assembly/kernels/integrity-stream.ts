@@ -6,7 +6,7 @@
 // from earlier pushes and the current one, its level after it as the samples arrive; WADA sums walk
 // sorted ranges with a cursor.
 import { BAD_ARGUMENT, OK } from "../../src/dsp/kernel-status";
-import { integrityLevelDb } from "./integrity";
+import { INTEGRITY_HASH_BASE, INTEGRITY_SLOT_MIX, integrityHashPower, integrityLevelDb, integrityMatchLength, integrityMatchStart, integrityQuantize } from "./integrity";
 
 const I32_MAX: i64 = 0x7fffffff;
 
@@ -346,4 +346,206 @@ export function integrityZeroRunsDrain(state: usize, outRuns: usize, outEdges: u
   memory.copy(outEdges, outEdges + (<usize>ready << 3), <usize>(held - ready) << 3);
   store<i32>(state + Z_BASE, first + ready);
   return held - ready;
+}
+
+// ---- Repeated segments at any offset (integrityRepeatScan), with bounded look-back ----
+// The scan runs position by position as samples arrive. A hash hit is verified block by block as
+// the blocks come in (the scan waits at the end of the part verified so far: positions inside a
+// match are never examined), and looks back at most 2·maxLag samples (matchStart). The state keeps
+// the samples from 2·maxLag + 2·block before the scan position on: window + 2·maxLag + 3·block +
+// the largest push.
+const R_WINDOW: usize = 0;
+const R_GATE: usize = 4;
+const R_MIN_LAG: usize = 8;
+const R_MAX_LAG: usize = 12;
+const R_BLOCK: usize = 16;
+const R_TABLE_BITS: usize = 20;
+const R_CAPACITY: usize = 24;
+const R_COUNT: usize = 28;
+const R_SEEN: usize = 32;
+const R_BUF_START: usize = 36;
+const R_BUF_CAP: usize = 40;
+const R_P: usize = 44;
+/** 0: the first window is not hashed yet; 1: the body at P is to run; 2: P is done, rolling to P + 1 waits for a sample. */
+const R_STAGE: usize = 48;
+const R_H: usize = 52;
+const R_MASS: usize = 56;
+const R_TOP: usize = 60;
+const R_SKIP: usize = 64;
+const R_LAST_END: usize = 68;
+const R_PENDING: usize = 72;
+const R_HIT: usize = 76;
+const R_LAG: usize = 80;
+const R_FORWARD: usize = 84;
+const R_MATCH_START: usize = 88;
+const R_TABLE: usize = 92;
+const R_OUT: usize = 96;
+const R_SCALE: usize = 100;
+const R_RATIO: usize = 104;
+const R_FRACTION: usize = 112;
+const R_HEADER: i32 = 128;
+
+@inline function repeatKeep(window: i32, maxLag: i32, blockLength: i32): i64 {
+  return <i64>window + 2 * <i64>maxLag + 3 * <i64>blockLength + 16;
+}
+
+/** Bytes of the state block of integrityRepeatPush for pushes of at most `maxPush` samples, or BAD_ARGUMENT. */
+export function integrityRepeatStateBytes(window: i32, maxLag: i32, blockLength: i32, maxPush: i32): i32 {
+  if (window < 1 || maxLag < 1 || blockLength < 1 || maxPush < 1) return BAD_ARGUMENT;
+  const bytes = <i64>R_HEADER + ((repeatKeep(window, maxLag, blockLength) + <i64>maxPush) << 2);
+  return bytes > I32_MAX ? BAD_ARGUMENT : <i32>bytes;
+}
+
+/**
+ * Starts the repeated-segment scan of integrityRepeatScan (same parameters; `table` holds
+ * integrityRepeatTableSize(tableBits) bytes) for pushes of at most `maxPush` samples. Returns OK or BAD_ARGUMENT.
+ */
+export function integrityRepeatInit(
+  state: usize, maxPush: i32, window: i32, scale: f32, gate: i32, minLag: i32, maxLag: i32,
+  blockLength: i32, matchRatio: f64, minRunFraction: f64, table: usize, tableBits: i32, capacity: i32,
+): i32 {
+  if (window < 1 || minLag < 1 || maxLag < minLag || blockLength < 1 || tableBits < 1 || tableBits > 24 || capacity < 0) return BAD_ARGUMENT;
+  if (integrityRepeatStateBytes(window, maxLag, blockLength, maxPush) < 0) return BAD_ARGUMENT;
+  memory.fill(state, 0, <usize>R_HEADER);
+  store<i32>(state + R_WINDOW, window);
+  store<i32>(state + R_GATE, gate);
+  store<i32>(state + R_MIN_LAG, minLag);
+  store<i32>(state + R_MAX_LAG, maxLag);
+  store<i32>(state + R_BLOCK, blockLength);
+  store<i32>(state + R_TABLE_BITS, tableBits);
+  store<i32>(state + R_CAPACITY, capacity);
+  store<i32>(state + R_BUF_CAP, <i32>(repeatKeep(window, maxLag, blockLength) + <i64>maxPush));
+  store<i32>(state + R_TOP, integrityHashPower(window - 1));
+  store<i32>(state + R_TABLE, <i32>table);
+  store<f32>(state + R_SCALE, scale);
+  store<f64>(state + R_RATIO, matchRatio);
+  store<f64>(state + R_FRACTION, minRunFraction);
+  const slots = 1 << tableBits;
+  for (let s = 0; s < slots; s++) {
+    store<i32>(table + (<usize>(2 * s) << 2), 0);
+    store<i32>(table + (<usize>(2 * s + 1) << 2), -1);
+  }
+  return OK;
+}
+
+/** The address sample `i` (absolute) would have if the whole signal were in memory: valid for the samples kept. */
+@inline function virtualInput(state: usize): usize {
+  return state + <usize>R_HEADER - (<usize>load<i32>(state + R_BUF_START) << 2);
+}
+
+/**
+ * Feeds `n` f32 samples at `input` (n ≤ maxPush): the scan advances as far as the samples allow.
+ * Every repeat found is written as (start, lag, run) i32 triples at `out`, counting from 0 at each
+ * push (room for n / max(1, floor(minLag·minRunFraction)) + 2 of them). Returns how many, or BAD_ARGUMENT.
+ */
+export function integrityRepeatPush(state: usize, input: usize, n: i32, out: usize): i32 {
+  const seen = load<i32>(state + R_SEEN);
+  if (n < 0 || <i64>seen + <i64>n > I32_MAX) return BAD_ARGUMENT;
+  const bufStart = load<i32>(state + R_BUF_START);
+  const cap = load<i32>(state + R_BUF_CAP);
+  const buf = state + <usize>R_HEADER;
+  if (seen + n - bufStart > cap) {
+    // Drop what no later step reads: everything before 2·maxLag + 2·block ahead of the scan position.
+    const keepFrom = max(bufStart, min(seen, load<i32>(state + R_P) - 2 * load<i32>(state + R_MAX_LAG) - 2 * load<i32>(state + R_BLOCK)));
+    memory.copy(buf, buf + (<usize>(keepFrom - bufStart) << 2), <usize>(seen - keepFrom) << 2);
+    store<i32>(state + R_BUF_START, keepFrom);
+    if (seen + n - keepFrom > cap) return BAD_ARGUMENT;
+  }
+  memory.copy(virtualInput(state) + (<usize>seen << 2), input, <usize>n << 2);
+  store<i32>(state + R_SEEN, seen + n);
+  store<i32>(state + R_OUT, 0);
+  advanceRepeats(state, out, false);
+  return load<i32>(state + R_OUT);
+}
+
+/** Ends the scan: a match still being verified ends at the last whole block, and the scan runs to the last window. Returns the repeats written at `out`. */
+export function integrityRepeatFinish(state: usize, out: usize): i32 {
+  store<i32>(state + R_OUT, 0);
+  advanceRepeats(state, out, true);
+  return load<i32>(state + R_OUT);
+}
+
+function advanceRepeats(state: usize, out: usize, finishing: bool): void {
+  const window = load<i32>(state + R_WINDOW);
+  const blockLength = load<i32>(state + R_BLOCK);
+  const matchRatio = load<f64>(state + R_RATIO);
+  const scale = load<f32>(state + R_SCALE);
+  const seen = load<i32>(state + R_SEEN);
+  const input = virtualInput(state);
+  while (true) {
+    let stage = load<i32>(state + R_STAGE);
+    if (stage == 0) {
+      if (seen < window) return;
+      let h: i32 = 0, mass: i32 = 0;
+      for (let j = 0; j < window; j++) {
+        const q = integrityQuantize(input, j, scale);
+        h = h * INTEGRITY_HASH_BASE + q;
+        mass += abs(q);
+      }
+      store<i32>(state + R_H, h);
+      store<i32>(state + R_MASS, mass);
+      store<i32>(state + R_STAGE, 1);
+      stage = 1;
+    }
+    if (load<i32>(state + R_PENDING) != 0) {
+      const hit = load<i32>(state + R_HIT);
+      const lag = load<i32>(state + R_LAG);
+      let forward = load<i32>(state + R_FORWARD);
+      forward += integrityMatchLength(input, seen, hit + forward, lag, blockLength, matchRatio);
+      store<i32>(state + R_FORWARD, forward);
+      if (finishing || hit + forward + blockLength <= seen) {
+        const start = load<i32>(state + R_MATCH_START);
+        const run = hit + forward - start;
+        if (<f64>run >= load<f64>(state + R_FRACTION) * <f64>lag) {
+          const written = load<i32>(state + R_OUT);
+          const o = out + (<usize>(3 * written) << 2);
+          store<i32>(o, start);
+          store<i32>(o + 4, lag);
+          store<i32>(o + 8, run);
+          store<i32>(state + R_OUT, written + 1);
+          store<i32>(state + R_COUNT, load<i32>(state + R_COUNT) + 1);
+          store<i32>(state + R_LAST_END, start + run);
+        }
+        store<i32>(state + R_SKIP, hit + max(forward, 1));
+        store<i32>(state + R_PENDING, 0);
+      }
+    }
+    const p = load<i32>(state + R_P);
+    if (stage == 1) {
+      if (load<i32>(state + R_PENDING) != 0 && p >= load<i32>(state + R_HIT) + load<i32>(state + R_FORWARD)) return;
+      repeatBody(state, input, p);
+      store<i32>(state + R_STAGE, 2);
+      continue;
+    }
+    // Stage 2: roll the hash to p + 1, which needs sample p + window.
+    if (p + window >= seen) return;
+    const qOut = integrityQuantize(input, p, scale);
+    const qIn = integrityQuantize(input, p + window, scale);
+    store<i32>(state + R_H, (load<i32>(state + R_H) - qOut * load<i32>(state + R_TOP)) * INTEGRITY_HASH_BASE + qIn);
+    store<i32>(state + R_MASS, load<i32>(state + R_MASS) + abs(qIn) - abs(qOut));
+    store<i32>(state + R_P, p + 1);
+    store<i32>(state + R_STAGE, 1);
+  }
+}
+
+/** What integrityRepeatScan does at position `p`: examine a hash hit (no match being verified), then remember p under its hash. */
+@inline function repeatBody(state: usize, input: usize, p: i32): void {
+  const h = load<i32>(state + R_H);
+  if (load<i32>(state + R_MASS) < load<i32>(state + R_GATE)) return;
+  const tableBits = load<i32>(state + R_TABLE_BITS);
+  const slot = <i32>((<u32>h * INTEGRITY_SLOT_MIX) >>> (32 - tableBits));
+  const at = <usize>load<i32>(state + R_TABLE) + (<usize>(2 * slot) << 2);
+  const prev = load<i32>(at + 4);
+  if (load<i32>(state + R_PENDING) == 0 && p >= load<i32>(state + R_SKIP) && prev >= 0 && load<i32>(at) == h && load<i32>(state + R_COUNT) < load<i32>(state + R_CAPACITY)) {
+    const lag = p - prev;
+    if (lag >= load<i32>(state + R_MIN_LAG) && lag <= load<i32>(state + R_MAX_LAG)) {
+      store<i32>(state + R_MATCH_START, integrityMatchStart(input, p, lag, load<i32>(state + R_LAST_END), load<i32>(state + R_BLOCK), load<f64>(state + R_RATIO)));
+      store<i32>(state + R_HIT, p);
+      store<i32>(state + R_LAG, lag);
+      store<i32>(state + R_FORWARD, 0);
+      store<i32>(state + R_PENDING, 1);
+    }
+  }
+  store<i32>(at, h);
+  store<i32>(at + 4, p);
 }

@@ -1,8 +1,9 @@
 // The voxmetrics profile's integrity kernels over a float signal pushed chunk by chunk: block levels, runs of digital silence with their edge levels, speech-only WADA sums; equal to ChannelKernels.blockLevels / zeroRuns / wadaSums on the whole signal (acoustics.md §5.1, §5.3).
 //
-// The repeat scan (integrityRepeatScan) is not streamed yet: it needs the speech level first, so a
-// streamed profile measurement would read the signal twice (levels first, then runs, sums and repeats).
-import type { ZeroRun } from "./channel-kernels.js";
+// The repeat scan looks back at most 2·maxLag samples (plus a few blocks). Its quantisation step
+// comes from the speech level, so a streamed profile measurement reads the signal twice: levels
+// first, then runs, sums and repeats.
+import type { RepeatRun, RepeatScanOptions, ZeroRun } from "./channel-kernels.js";
 import { checkStatus } from "./kernel-error.js";
 import type { Arena } from "./wasm.js";
 
@@ -14,6 +15,8 @@ export interface IntegrityStreamPlan {
   zeroRuns: ReadonlyArray<{ minRun: number; edgeLength: number }>;
   /** Sample ranges of the WADA sums, increasing and not overlapping (ChannelKernels.wadaSums); none: no sums. */
   wadaRanges?: ReadonlyArray<readonly [number, number]>;
+  /** Repeated-segment scan (ChannelKernels.repeats); none: no scan. */
+  repeats?: RepeatScanOptions;
 }
 
 /** What IntegrityStream.finish returns. */
@@ -21,6 +24,7 @@ export interface IntegrityStreamResult {
   blockLevels: Float32Array;
   zeroRuns: ZeroRun[][];
   wadaSums: { count: number; sumAbs: number; sumLn: number } | null;
+  repeats: RepeatRun[] | null;
 }
 
 const BLOCK_STATE_BYTES = 32;
@@ -35,6 +39,9 @@ export class IntegrityStream {
   private readonly searches: Array<{ state: number; runs: number; edges: number; found: ZeroRun[] }>;
   private readonly wadaState: number | null;
   private readonly wadaOut: number;
+  private readonly repeatState: number | null = null;
+  private readonly repeatOut: number = 0;
+  private readonly found: RepeatRun[] = [];
 
   constructor(
     private readonly arena: Arena,
@@ -68,6 +75,21 @@ export class IntegrityStream {
     } else {
       this.wadaState = null;
     }
+    const r = plan.repeats;
+    if (r) {
+      this.repeatState = arena.alloc(checkStatus(k.integrityRepeatStateBytes(r.window, r.maxLag, r.blockLength, maxChunk), "integrityRepeatStateBytes"));
+      const table = arena.alloc(k.integrityRepeatTableSize(r.tableBits));
+      this.repeatOut = arena.allocI32(3 * (Math.floor(maxChunk / Math.max(1, Math.floor(r.minLag * r.minRunFraction))) + 4));
+      checkStatus(
+        k.integrityRepeatInit(this.repeatState, maxChunk, r.window, r.scale, r.gate, r.minLag, r.maxLag, r.blockLength, r.matchRatio, r.minRunFraction, table, r.tableBits, 0x7fffffff),
+        "integrityRepeatInit",
+      );
+    }
+  }
+
+  private collectRepeats(count: number): void {
+    const v = this.arena.i32(this.repeatOut, 3 * count);
+    for (let i = 0; i < count; i++) this.found.push({ start: v[3 * i], lag: v[3 * i + 1], run: v[3 * i + 2] });
   }
 
   /** The next samples of the signal (any length; pushed in pieces of at most maxChunk). */
@@ -87,6 +109,7 @@ export class IntegrityStream {
       this.drain(s);
     }
     if (this.wadaState !== null) checkStatus(k.integrityWadaPush(this.wadaState, this.input, n), "integrityWadaPush");
+    if (this.repeatState !== null) this.collectRepeats(checkStatus(k.integrityRepeatPush(this.repeatState, this.input, n, this.repeatOut), "integrityRepeatPush"));
   }
 
   private drain(s: { state: number; runs: number; edges: number; found: ZeroRun[] }, ready = this.arena.k.integrityZeroRunsReady(s.state)): void {
@@ -107,6 +130,7 @@ export class IntegrityStream {
       const v = this.arena.f64(this.wadaOut, 3);
       wadaSums = { count: v[0], sumAbs: v[1], sumLn: v[2] };
     }
-    return { blockLevels: Float32Array.from(this.levels), zeroRuns: this.searches.map((s) => s.found), wadaSums };
+    if (this.repeatState !== null) this.collectRepeats(checkStatus(k.integrityRepeatFinish(this.repeatState, this.repeatOut), "integrityRepeatFinish"));
+    return { blockLevels: Float32Array.from(this.levels), zeroRuns: this.searches.map((s) => s.found), wadaSums, repeats: this.repeatState === null ? null : this.found };
   }
 }

@@ -35,6 +35,7 @@ function whole(x: Float32Array, sampleRate: number, plan: IntegrityStreamPlan) {
   return withArena((arena) => {
     const ch = ChannelKernels.copyOf(arena, x, sampleRate);
     return {
+      repeats: plan.repeats ? ch.repeats(plan.repeats) : null,
       blockLevels: ch.blockLevels(plan.blockLength),
       zeroRuns: plan.zeroRuns.map((z) => ch.zeroRuns(z.minRun, z.edgeLength)),
       wadaSums: plan.wadaRanges ? ch.wadaSums(plan.wadaRanges) : null,
@@ -66,7 +67,59 @@ function ranges(random: Random, n: number): Array<[number, number]> {
   return out;
 }
 
+/** The repeat scan's parameters as measureIntegrity derives them at `sampleRate` (speech RMS `rms`). */
+function repeatOptions(sampleRate: number, rms: number) {
+  const window = Math.max(4, Math.round(0.002 * sampleRate));
+  const minLag = Math.max(1, Math.round(0.2 * sampleRate));
+  const maxLag = Math.max(minLag, Math.round(0.6 * sampleRate));
+  return {
+    window,
+    scale: 32 / rms,
+    gate: Math.round(1 * window),
+    minLag,
+    maxLag,
+    blockLength: Math.max(1, Math.round(0.005 * sampleRate)),
+    matchRatio: 0.01,
+    minRunFraction: 0.8,
+    tableBits: Math.min(24, Math.max(10, Math.ceil(Math.log2(4 * maxLag)))),
+  };
+}
+
+/** Speech-like signal with repeats: segments copied right after themselves (lags 0.15–0.7 s, some with a faint start), and a looped stretch. */
+function withRepeats(random: Random, seconds: number, sampleRate: number): Float32Array {
+  const n = Math.round(seconds * sampleRate);
+  const x = signal(random, n, sampleRate);
+  for (let k = randomInt(random, 1, 4); k > 0; k--) {
+    const lag = randomInt(random, Math.round(0.15 * sampleRate), Math.round(0.7 * sampleRate));
+    const at = randomInt(random, 0, Math.max(0, n - 2 * lag - 1));
+    const copies = random() < 0.3 ? randomInt(random, 2, 5) : 1;
+    for (let c = 1; c <= copies; c++) {
+      for (let i = 0; i < lag && at + c * lag + i < n; i++) x[at + c * lag + i] = x[at + i] * (random() < 0.5 ? 1 : 1 + (random() - 0.5) * 0.01);
+    }
+    if (random() < 0.3) for (let i = 0; i < Math.round(0.01 * sampleRate) && at + i < n; i++) x[at + i] *= 1e-3;
+  }
+  return x;
+}
+
 describe("IntegrityStream ≡ the whole-clip integrity kernels", () => {
+  it("the repeat scan agrees at random chunk sizes (repeats at 0.15–0.7 s lags, loops, faint starts)", () => {
+    const random = seededRandom(606);
+    let found = 0;
+    for (const sampleRate of [8000, 11025, 16000]) {
+      for (let trial = 0; trial < 4; trial++) {
+        const x = withRepeats(random, 1.5 + 3 * random(), sampleRate);
+        const plan: IntegrityStreamPlan = { blockLength: 40, zeroRuns: [], repeats: repeatOptions(sampleRate, [0.02, 0.1, 0.3][trial % 3]) };
+        const want = whole(x, sampleRate, plan);
+        found += want.repeats!.length;
+        for (const [seed, max] of [[trial + 5, randomInt(random, 1, 7)], [trial + 50, randomInt(random, 8, 20000)]]) {
+          const got = streamed(x, plan, randomChunkSizes(seed, max), randomInt(random, 1, 8192));
+          expect(got.repeats, `${sampleRate} Hz, ${x.length} samples, chunks ≤ ${max}`).toEqual(want.repeats);
+        }
+      }
+    }
+    expect(found).toBeGreaterThan(10);
+  }, 120_000);
+
   it("block levels, zero runs (two edge scales) and WADA sums agree bit for bit at random chunk sizes", () => {
     const random = seededRandom(1105);
     let withRuns = 0;
