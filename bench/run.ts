@@ -1,6 +1,7 @@
 // `npm run bench`: runs every benchmark (or those named on the command line) in one process and prints their ratios.
 const SUITES: Record<string, () => Promise<unknown>> = {
   parity: async () => (await import("./parity.js")).benchParity(),
+  "parity-memory": async () => (await import("./parity-memory.js")).benchParityMemory(),
   acoustics: async () => (await import("./acoustics.js")).benchAcoustics(),
   archive: async () => (await import("./archive.js")).benchArchive(),
   live: async () => (await import("./live.js")).benchLive(),

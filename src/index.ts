@@ -25,6 +25,9 @@ export type { SpeechRunOptions } from "./dsp/channel-kernels.js";
 export { CallAnalysis, type CallAnalysisOptions, type ClipAnalysis, type LoadedCall } from "./analysis/call.js";
 export { measureOverlap, type OverlapStats } from "./analysis/overlap.js";
 export { analyzeParity } from "./analysis/parity.js";
+// parity (issue 11): deepeval's parity set over a PcmSource, chunk by chunk.
+export { measureParityStream, type ParityStreamOptions } from "./dsp/parity-stream.js";
+export type { ParityFrames } from "./dsp/parity.js";
 export { isMeasurementError, type ClipMeasurements, type MeasurementError, type ParityMeasurements } from "./analysis/types.js";
 export { DEFAULT_INTEGRITY_OPTIONS, resolveIntegrityOptions, type IntegrityBlock, type IntegrityOptions } from "./analysis/integrity.js";
 
