@@ -51,29 +51,31 @@ export function checkDeclared(head: Uint8Array, fileLength: number, limits: Audi
   const wav = readDeclaredWav(head);
   if (!wav) return;
   const problem = channelsProblem(wav.channels, limits) ?? sampleRateProblem(wav.sampleRate);
-  if (problem) failDecode(DECODE_MESSAGES.notDecodable, `the WAV header declares ${problem}`, options, "LIMIT_EXCEEDED");
+  if (problem) fail(DECODE_MESSAGES.notDecodable, `the WAV header declares ${problem}`, options, "LIMIT_EXCEEDED");
   const width = Math.ceil(wav.bitsPerSample / 8);
   if ((wav.formatTag === 1 || wav.formatTag === 3) && width > 0 && wav.channels > 0 && wav.sampleRate > 0 && wav.dataBytes !== null) {
     const present = Math.min(wav.dataBytes, fileLength);
     const seconds = present / (width * wav.channels) / wav.sampleRate;
     const tooLong = durationProblem(seconds, limits);
-    if (tooLong) failDecode(DECODE_MESSAGES.notDecodable, `the WAV holds ${tooLong}`, options, "LIMIT_EXCEEDED");
+    if (tooLong) fail(DECODE_MESSAGES.notDecodable, `the WAV holds ${tooLong}`, options, "LIMIT_EXCEEDED");
   }
 }
 
 /** The budget checked on what decoding produced (any container). */
 export function checkDecoded(d: Pick<DecodedAudio, "channels" | "sampleRate" | "frames">, limits: AudioLimits, options: DecodeOptions): void {
   const problem = channelsProblem(d.channels, limits) ?? sampleRateProblem(d.sampleRate) ?? durationProblem(d.frames / d.sampleRate, limits);
-  if (problem) failDecode(DECODE_MESSAGES.notDecodable, `it decodes to ${problem}`, options, "LIMIT_EXCEEDED");
+  if (problem) fail(DECODE_MESSAGES.notDecodable, `it decodes to ${problem}`, options, "LIMIT_EXCEEDED");
 }
 
 /** Header bytes examined for the declared format (the fmt and data chunk headers sit in the first few KB of any sane WAV). */
 export const DECLARED_HEADER_BYTES = 1 << 20;
 
-/** Throw the DecodeError decodeAudio throws: deepeval's message for the metrics, `detail` naming the file. */
-export function failDecode(metric: DecodeError["metricMessage"], detail: string, options: DecodeOptions, code: DecodeError["code"] = "DECODE_ERROR"): never {
+/** Throw the DecodeError decodeAudio throws: deepeval's message for the metrics, `detail` naming the file (exported as failDecode). */
+function fail(metric: DecodeError["metricMessage"], detail: string, options: DecodeOptions, code: DecodeError["code"] = "DECODE_ERROR"): never {
   throw new DecodeError(metric, detail, { file: options.name }, code);
 }
+
+export { fail as failDecode };
 
 /** `--compat deepeval`: 16-bit PCM, format tag 1, Python `wave` semantics (voice-metrics.md §2.2–2.4). */
 function decodeCompat(bytes: Uint8Array, options: DecodeOptions): DecodedAudio {
@@ -82,18 +84,18 @@ function decodeCompat(bytes: Uint8Array, options: DecodeOptions): DecodedAudio {
     wav = readCompatWav(bytes);
   } catch (e) {
     const why = e instanceof CompatWavError ? e.message : String(e);
-    failDecode(DECODE_MESSAGES.notDecodable, `not a 16-bit PCM WAV deepeval can read (${why})`, options);
+    fail(DECODE_MESSAGES.notDecodable, `not a 16-bit PCM WAV deepeval can read (${why})`, options);
   }
   if (wav.sampleWidth !== 2) {
-    failDecode(DECODE_MESSAGES.notDecodable, `Expected 16-bit PCM WAV (sample width 2), got ${wav.sampleWidth}.`, options);
+    fail(DECODE_MESSAGES.notDecodable, `Expected 16-bit PCM WAV (sample width 2), got ${wav.sampleWidth}.`, options);
   }
   if (wav.data.length % 2 !== 0) {
-    failDecode(DECODE_MESSAGES.oddBytes, `truncated data chunk leaves ${wav.data.length} bytes (${DECODE_MESSAGES.oddBytes})`, options);
+    fail(DECODE_MESSAGES.oddBytes, `truncated data chunk leaves ${wav.data.length} bytes (${DECODE_MESSAGES.oddBytes})`, options);
   }
   const samples = pcm16Samples(wav.data);
   const frames = Math.floor(samples.length / wav.channels);
   if (wav.sampleRate === 0 || frames === 0) {
-    failDecode(DECODE_MESSAGES.noSamples, wav.sampleRate === 0 ? "sample rate is 0" : "the data chunk holds no samples", options);
+    fail(DECODE_MESSAGES.noSamples, wav.sampleRate === 0 ? "sample rate is 0" : "the data chunk holds no samples", options);
   }
   return { sampleRate: wav.sampleRate, channels: wav.channels, frames, samples, format: "wav/pcm16", warnings: [] };
 }
@@ -155,47 +157,47 @@ export function decodeCanonicalPcm16(bytes: Uint8Array): DecodedAudio | null {
 
 /** Default mode: any PCM/float WAV through wavefile, anything else through ffmpeg. */
 function decodeWide(bytes: Uint8Array, options: DecodeOptions): DecodedAudio {
-  if (bytes.length === 0) failDecode(DECODE_MESSAGES.noSamples, "the file is empty (0 bytes)", options);
+  if (bytes.length === 0) fail(DECODE_MESSAGES.noSamples, "the file is empty (0 bytes)", options);
   return decodeCanonicalPcm16(bytes) ?? decodeWideGeneral(bytes, options);
 }
 
 /** The general default-mode path (wavefile, then ffmpeg); exported for the tests that compare it with the fast path. */
 export function decodeWideGeneral(bytes: Uint8Array, options: DecodeOptions = {}): DecodedAudio {
-  if (bytes.length === 0) failDecode(DECODE_MESSAGES.noSamples, "the file is empty (0 bytes)", options);
+  if (bytes.length === 0) fail(DECODE_MESSAGES.noSamples, "the file is empty (0 bytes)", options);
   if (!isWaveFile(bytes)) return decodeWithFfmpeg(bytes, options, "not a RIFF/WAVE file");
 
   const wav = new (wavefile().WaveFile)();
   try {
     wav.fromBuffer(bytes, true);
   } catch (e) {
-    failDecode(DECODE_MESSAGES.notDecodable, `unreadable WAV: ${(e as Error).message}`, options);
+    fail(DECODE_MESSAGES.notDecodable, `unreadable WAV: ${(e as Error).message}`, options);
   }
   const fmt = wav.fmt as WavHeader;
   const tag = fmt.audioFormat === 0xfffe && fmt.subformat ? fmt.subformat[0] : fmt.audioFormat;
   const encoding = sampleEncoding(tag, fmt.bitsPerSample);
   if (!encoding) return decodeWithFfmpeg(bytes, options, `WAV format tag ${fmt.audioFormat} with ${fmt.bitsPerSample}-bit samples`);
-  if (fmt.numChannels < 1) failDecode(DECODE_MESSAGES.notDecodable, "the fmt chunk declares 0 channels", options);
-  if (fmt.sampleRate < 1) failDecode(DECODE_MESSAGES.noSamples, "the fmt chunk declares a sample rate of 0", options);
+  if (fmt.numChannels < 1) fail(DECODE_MESSAGES.notDecodable, "the fmt chunk declares 0 channels", options);
+  if (fmt.sampleRate < 1) fail(DECODE_MESSAGES.noSamples, "the fmt chunk declares a sample rate of 0", options);
 
   const data = wav.data as { chunkSize: number; samples: Uint8Array };
   // wavefile's range includes the pad byte of an odd-sized chunk; the declared size bounds the samples.
   const present = STREAMING_SIZES.has(data.chunkSize) ? data.samples.length : Math.min(data.samples.length, data.chunkSize);
   if (!STREAMING_SIZES.has(data.chunkSize) && present < data.chunkSize) {
-    failDecode(DECODE_MESSAGES.notDecodable, `truncated WAV: the data chunk declares ${data.chunkSize} bytes but only ${present} are present`, options);
+    fail(DECODE_MESSAGES.notDecodable, `truncated WAV: the data chunk declares ${data.chunkSize} bytes but only ${present} are present`, options);
   }
   const warnings: string[] = [];
   const width = Math.ceil(fmt.bitsPerSample / 8);
   const frameBytes = width * fmt.numChannels;
   const frames = Math.floor(present / frameBytes);
   if (present % frameBytes !== 0) warnings.push(`ignored ${present % frameBytes} trailing byte(s) of a partial frame`);
-  if (frames === 0) failDecode(DECODE_MESSAGES.noSamples, "the data chunk holds no samples (zero-length audio)", options);
+  if (frames === 0) fail(DECODE_MESSAGES.noSamples, "the data chunk holds no samples (zero-length audio)", options);
   const count = frames * fmt.numChannels;
   let converted;
   try {
     converted = bytesToInt16(data.samples, encoding, count, fmt.numChannels);
   } catch (e) {
     if (e instanceof NonFiniteSampleError) {
-      failDecode(DECODE_MESSAGES.notDecodable, `float WAV holds a non-finite value: ${e.message} at ${(Math.floor(e.index / fmt.numChannels) / fmt.sampleRate).toFixed(4)} s`, options);
+      fail(DECODE_MESSAGES.notDecodable, `float WAV holds a non-finite value: ${e.message} at ${(Math.floor(e.index / fmt.numChannels) / fmt.sampleRate).toFixed(4)} s`, options);
     }
     throw e;
   }
@@ -228,21 +230,21 @@ export function sampleEncoding(tag: number, bits: number): SampleEncoding | null
 function decodeWithFfmpeg(bytes: Uint8Array, options: DecodeOptions, what: string): DecodedAudio {
   const ffmpeg = findFfmpeg();
   if (!ffmpeg) {
-    failDecode(DECODE_MESSAGES.notDecodable, `${what}; decoding it needs ffmpeg, which was not found (set $FFMPEG_PATH or install ffmpeg)`, options, "FFMPEG_MISSING");
+    fail(DECODE_MESSAGES.notDecodable, `${what}; decoding it needs ffmpeg, which was not found (set $FFMPEG_PATH or install ffmpeg)`, options, "FFMPEG_MISSING");
   }
   // A compressed WAV declares its length (data size / average byte rate): decoding may not run far past it.
   const limits = resolveAudioLimits(options.limits);
   const declared = readDeclaredWav(bytes.subarray(0, Math.min(bytes.length, DECLARED_HEADER_BYTES)));
   const declaredSeconds = declared && declared.byteRate > 0 && declared.dataBytes !== null ? Math.min(declared.dataBytes, bytes.length) / declared.byteRate : null;
   const declaredTooLong = declaredSeconds === null ? null : durationProblem(declaredSeconds, limits);
-  if (declaredTooLong) failDecode(DECODE_MESSAGES.notDecodable, `${what}; the WAV header declares ${declaredTooLong}`, options, "LIMIT_EXCEEDED");
+  if (declaredTooLong) fail(DECODE_MESSAGES.notDecodable, `${what}; the WAV header declares ${declaredTooLong}`, options, "LIMIT_EXCEEDED");
   const budget = decodeBudgetSeconds(declaredSeconds, limits);
   const run = ffmpegToWav(ffmpeg, bytes, { maxSeconds: budget, timeoutMs: limits.decodeTimeoutSeconds * 1000 });
-  if (!run.ok) failDecode(DECODE_MESSAGES.notDecodable, `${what}; ${run.message}`, options, run.code);
+  if (!run.ok) fail(DECODE_MESSAGES.notDecodable, `${what}; ${run.message}`, options, run.code);
   const decoded = decodeWide(run.wav, options);
   if (decoded.frames / decoded.sampleRate > budget) {
     const why = declaredSeconds === null || budget >= limits.maxAudioSeconds ? `it decodes to more than the limit of ${limits.maxAudioSeconds} s (--max-audio-seconds)` : `it decodes to more than ${formatSeconds(budget)}, but its header declares ${formatSeconds(declaredSeconds)} (a decompression bomb?)`;
-    failDecode(DECODE_MESSAGES.notDecodable, `${what}; ${why}`, options, "LIMIT_EXCEEDED");
+    fail(DECODE_MESSAGES.notDecodable, `${what}; ${why}`, options, "LIMIT_EXCEEDED");
   }
   const { container } = sniffAudio(bytes);
   return { ...decoded, format: `ffmpeg/${container === "other" ? "audio" : container}` };

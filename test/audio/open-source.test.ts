@@ -1,9 +1,9 @@
 // openPcmSource against decodeAudio: the same samples (every encoding, any chunk size, every pass), warnings and errors, for well-formed, odd and mutated WAVs and for ffmpeg containers.
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { collectPcmSource, decodeAudio, DecodeError, openPcmSource, randomChunkSizes, writeWavPcm16, type DecodedAudio } from "../../src/audio/index.js";
 import type { CompatMode } from "../../src/model/codec.js";
 import { FFMPEG } from "../helpers/tools.js";
@@ -208,7 +208,19 @@ describe.skipIf(!FFMPEG)("containers decoded by ffmpeg", () => {
     execFileSync(FFMPEG!, ["-loglevel", "error", "-y", ...args, path]);
     return path;
   };
-  const tempOutputs = () => readdirSync(tmpdir()).filter((n) => n.startsWith("voxmetrics-")).length;
+  // ffmpeg's temporary outputs go to a folder of this test's own (other test files decode through ffmpeg at the same time).
+  const privateTmp = join(dir, "tmp");
+  let savedTmp: string | undefined;
+  beforeAll(() => {
+    mkdirSync(privateTmp);
+    savedTmp = process.env.TMPDIR;
+    process.env.TMPDIR = privateTmp;
+  });
+  afterAll(() => {
+    if (savedTmp === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = savedTmp;
+  });
+  const tempOutputs = () => readdirSync(privateTmp).filter((n) => n.startsWith("voxmetrics-")).length;
 
   it("MP3, FLAC, Opus and a µ-law WAV: decodeAudio's samples and format; the temporary output is removed on dispose", () => {
     const files = [
