@@ -2,14 +2,16 @@
 //
 // A file named by its path is never held: it is opened as a PcmSource (read from disk in bounded
 // chunks, or decoded once by ffmpeg into a temporary file) and every measurement reads the chunks.
-import { createLoudnessMeter, measureAcoustics, measureLoudness, standardsSampleRateProblem, type AcousticsBlock, type LoudnessBlock } from "../analysis/acoustics.js";
+import { measureAcoustics, measureLoudness, standardsSampleRateProblem, type AcousticsBlock, type LoudnessBlock } from "../analysis/acoustics.js";
 import { resolveAcousticsOptions, type AcousticsOptions } from "../analysis/acoustics-options.js";
 import { assembleParityMeasurements } from "../analysis/parity.js";
 import type { ClipMeasurements } from "../analysis/types.js";
-import { collectPcmSource, DecodeError, decodeAudio, openPcmSource, resolveAudioLimits, type AudioLimits, type PcmSource } from "../audio/index.js";
+import { DecodeError, decodeAudio, openPcmSource, resolveAudioLimits, type AudioLimits, type PcmSource } from "../audio/index.js";
 import { ClipKernels, type PlanarKernels } from "../dsp/clip-kernels.js";
 import type { ParityFrames } from "../dsp/parity.js";
 import { withArena } from "../dsp/wasm.js";
+import { measureParityStream } from "../dsp/parity-stream.js";
+import { measureStandardsStream } from "../analysis/acoustics-stream.js";
 import { regularFileProblem } from "../ingest/file-kind.js";
 import type { CompatMode } from "../model/codec.js";
 import { toVoxError, VoxError, type ErrorCode } from "../model/errors.js";
@@ -211,7 +213,7 @@ function measureSource(source: PcmSource, path: string, { set }: AnalyzeFileOpti
     if (set === "parity" || set === "all") result.measurements = assembleParityMeasurements(measureParityStream(source));
     if (acoustics) {
       const perChannel = true;
-      const measured = set === "loudness" ? measureLoudnessStream(source, acoustics, perChannel) : measureStandardsStream(source, acoustics, { set: "standards", perChannel });
+      const measured = measureStandardsStream(source, acoustics, { set: set === "loudness" ? "loudness" : "standards", perChannel });
       result.acoustics = measured.acoustics;
       if (measured.channels) result.channels_acoustics = measured.channels;
     }
@@ -226,77 +228,4 @@ function countFrames(source: PcmSource): number {
   let frames = 0;
   for (const chunk of source.chunks()) frames += chunk.frames;
   return frames;
-}
-
-/**
- * Frames per LoudnessMeter.addFrames call: the block the whole-clip meter (measureLoudnessAt) runs
- * its kernels on (CHUNK_FRAMES of src/dsp/loudness.ts), so a streamed file is metered on the same
- * block boundaries as a clip held whole and gives the same numbers to the last bit.
- */
-const LOUDNESS_BLOCK_FRAMES = 1 << 18;
-
-/**
- * The loudness part of the standards set (`--set loudness`) read from the source's chunks: over all
- * channels, and per channel when `perChannel` and there are several. Equal to measureLoudness on
- * the whole clip; holds one block of LOUDNESS_BLOCK_FRAMES planar frames.
- */
-export function measureLoudnessStream(source: PcmSource, options: AcousticsOptions, perChannel: boolean): { acoustics: LoudnessBlock; channels?: LoudnessBlock[] } {
-  const { channels, sampleRate } = source;
-  const all = createLoudnessMeter(channels, sampleRate, options);
-  const each = perChannel && channels > 1 ? Array.from({ length: channels }, () => createLoudnessMeter(1, sampleRate, options)) : [];
-  const block = Array.from({ length: channels }, () => new Float32Array(LOUDNESS_BLOCK_FRAMES));
-  let filled = 0;
-  const flush = () => {
-    if (filled === 0) return;
-    const planar = filled === LOUDNESS_BLOCK_FRAMES ? block : block.map((c) => c.subarray(0, filled));
-    all.addFrames(planar);
-    each.forEach((meter, c) => meter.addFrames([planar[c]]));
-    filled = 0;
-  };
-  for (const chunk of source.chunks(LOUDNESS_BLOCK_FRAMES)) {
-    for (let done = 0; done < chunk.frames; ) {
-      const n = Math.min(chunk.frames - done, LOUDNESS_BLOCK_FRAMES - filled);
-      for (let c = 0; c < channels; c++) {
-        const out = block[c];
-        if (chunk.floatChannels) out.set(chunk.floatChannels[c].subarray(done, done + n), filled);
-        else for (let i = 0, at = done * channels + c; i < n; i++, at += channels) out[filled + i] = chunk.samples[at] / 32768;
-      }
-      filled += n;
-      done += n;
-      if (filled === LOUDNESS_BLOCK_FRAMES) flush();
-    }
-  }
-  flush();
-  return { acoustics: all.result(), ...(each.length ? { channels: each.map((m) => m.result()) } : {}) };
-}
-
-// ---------------------------------------------------------------------------------------------------
-// TEMPORARY FALLBACK (issue 11): the parity and standards sets are not yet fed incrementally. These two
-// functions have the signatures of measureParityStream (src/dsp/parity-stream.ts) and
-// measureStandardsStream (src/analysis/acoustics-stream.ts), which the parity and standards branches
-// deliver; until they land, each gathers the source's chunks into one clip (holding the recording in
-// memory) and runs the whole-clip code of today. The coordinator replaces them with imports of the
-// streaming implementations at merge time.
-// ---------------------------------------------------------------------------------------------------
-
-/** TEMPORARY FALLBACK for measureParityStream: ClipKernels.parityFrames() on the gathered clip. */
-export function measureParityStream(source: PcmSource): ParityFrames {
-  const decoded = collectPcmSource(source);
-  return withArena((arena) => new ClipKernels(arena, decoded).parityFrames());
-}
-
-/** TEMPORARY FALLBACK for measureStandardsStream: measureAcoustics / measureLoudness on the gathered clip, as measureFile did. */
-export function measureStandardsStream(
-  source: PcmSource,
-  options: AcousticsOptions,
-  what: { set: "loudness" | "standards"; perChannel: boolean; transcript?: string },
-): { acoustics: AcousticsBlock | LoudnessBlock; channels?: Array<AcousticsBlock | LoudnessBlock> } {
-  const decoded = collectPcmSource(source);
-  return withArena((arena) => {
-    const planar = new ClipKernels(arena, decoded).planar();
-    const measure = (p: PlanarKernels) => (what.set === "loudness" ? measureLoudness(p, options) : measureAcoustics(p, options, what.transcript));
-    const acoustics = measure(planar);
-    if (!what.perChannel || planar.channels === 1) return { acoustics };
-    return { acoustics, channels: Array.from({ length: planar.channels }, (_, c) => measure(planar.channel(c))) };
-  });
 }

@@ -8,7 +8,8 @@ import { analyzeLoudness } from "../../src/analysis/acoustics.js";
 import { resolveAcousticsOptions } from "../../src/analysis/acoustics-options.js";
 import { decodeAudio, memoryPcmSource, randomChunkSizes, writeWavPcm16 } from "../../src/audio/index.js";
 import { toFloatPlanar } from "../../src/dsp/reference/interleaved.js";
-import { analyzeFile, analyzeFileAt, MEASUREMENT_SETS, measureLoudnessStream } from "../../src/scoring/analyze-file.js";
+import { measureStandardsStream } from "../../src/analysis/acoustics-stream.js";
+import { analyzeFile, analyzeFileAt, MEASUREMENT_SETS } from "../../src/scoring/analyze-file.js";
 import { buildWav } from "../audio/wav-builder.js";
 import { FFMPEG } from "../helpers/tools.js";
 
@@ -86,7 +87,7 @@ describe("analyzeFileAt streams the file and gives what analyzing its bytes give
   });
 });
 
-describe("measureLoudnessStream equals the whole-clip loudness at any chunk size", () => {
+describe("the loudness set streamed (measureStandardsStream) equals the whole-clip loudness at any chunk size", () => {
   const o = resolveAcousticsOptions({});
   it.each([
     [8000, 1, 13, 1],
@@ -99,7 +100,7 @@ describe("measureLoudnessStream equals the whole-clip loudness at any chunk size
     const planar = toFloatPlanar({ samples: pcm, channels });
     const whole = analyzeLoudness(planar, rate);
     for (const seed of [1, 2]) {
-      const got = measureLoudnessStream(memoryPcmSource(decoded, randomChunkSizes(seed * 7919 + rate, max)), o, true);
+      const got = measureStandardsStream(memoryPcmSource(decoded, randomChunkSizes(seed * 7919 + rate, max)), o, { set: "loudness", perChannel: true });
       expect(got.acoustics).toEqual(whole);
       if (channels > 1) expect(got.channels).toEqual(planar.map((c) => analyzeLoudness([c], rate)));
       else expect(got).not.toHaveProperty("channels");
@@ -110,7 +111,7 @@ describe("measureLoudnessStream equals the whole-clip loudness at any chunk size
     const rate = 24000;
     const floats = Float32Array.from({ length: rate * 12 }, (_, i) => 0.6 * Math.sin(i * 0.031) * Math.sin(i * 0.0002) + 1e-5 * (i % 13));
     const decoded = decodeAudio(buildWav({ format: 3, bits: 32, sampleRate: rate, data: new Uint8Array(floats.buffer) }));
-    const got = measureLoudnessStream(memoryPcmSource(decoded, randomChunkSizes(99, 40000)), o, true);
+    const got = measureStandardsStream(memoryPcmSource(decoded, randomChunkSizes(99, 40000)), o, { set: "loudness", perChannel: true });
     expect(got.acoustics).toEqual(analyzeLoudness([floats], rate));
   });
 });
