@@ -13,6 +13,8 @@ import { checkSampleRate, FRAME_SUMMARY, FRAME_TOTALS, parityWidths, readFrameSu
 
 /** A 20 ms frame is silent below this RMS (int16 units, §3.1); voiced at or above it. */
 const SILENCE_RMS = 300.0;
+/** Up to this many frames (about 11 minutes) the order statistics sort a copy; beyond, radix selection in place. */
+const SMALL_SELECTION = 32768;
 import { withArena, type Arena } from "./wasm.js";
 
 /** Frames read from a source per chunk (larger chunks are pushed in pieces of this size). */
@@ -133,13 +135,24 @@ function measureWith(arena: Arena, source: PcmSource, loopConfirmBytes: number):
 
 /**
  * sorted(values in the class)[k] of the frame RMS values: "voiced" are RMS ≥ 300, "quiet" 0 < RMS < 300
- * (§3.5). Exact, without copying the values: a radix selection on their IEEE bit patterns, which for
- * non-negative doubles order as the numbers do (four passes of 16 bits, high word first).
+ * (§3.5). Exact either way: a sorted copy of the class for short clips; for long ones, without copying
+ * the values, a radix selection on their IEEE bit patterns, which for non-negative doubles order as
+ * the numbers do (four passes of 16 bits, high word first).
  */
 export function selectRms(values: Float64Array, kind: "voiced" | "quiet", k: number): number {
+  const voiced = kind === "voiced";
+  if (values.length <= SMALL_SELECTION) {
+    // Few values (a clip of minutes): a sorted copy is cheaper than the radix passes.
+    const chosen = new Float64Array(values.length);
+    let count = 0;
+    for (let i = 0; i < values.length; i++) {
+      const v = values[i];
+      if (voiced ? v >= SILENCE_RMS : v > 0 && v < SILENCE_RMS) chosen[count++] = v;
+    }
+    return chosen.subarray(0, count).sort()[k];
+  }
   const words = new Uint32Array(values.buffer, values.byteOffset, 2 * values.length);
   const counts = new Uint32Array(65536);
-  const voiced = kind === "voiced";
   let hiPrefix = 0;
   let loPrefix = 0;
   let rank = k;
