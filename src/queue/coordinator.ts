@@ -6,7 +6,7 @@ import { VoxError } from "../model/errors.js";
 import { errorRecord, toOutcome, type CallOutcome, type CallReadOptions, type RecordDigest, type ScoreOptions } from "../scoring/index.js";
 import { connectRedis } from "./connection.js";
 import { resolveQueueOptions, type QueueOptions } from "./options.js";
-import { batchJobId, decodeBatch, isolatedQueueName, JOB_NAME, JOB_VERSION, singleJobId, type ScoreJobData, type ScoreJobResult } from "./jobs.js";
+import { batchJobId, batchSizeAt, decodeBatch, isolatedQueueName, JOB_NAME, JOB_VERSION, singleJobId, type ScoreJobData, type ScoreJobResult } from "./jobs.js";
 import { describeRunOptions, hashRunOptions } from "./shard.js";
 
 /**
@@ -117,8 +117,16 @@ async function collect(
       poke();
     }
   };
+  // Results announced by "completed" events (their return value: where the records wait), collected
+  // without looking the job up; a job whose event was missed is found by the reconciliation.
+  const announced = new Map<string, ScoreJobResult>();
+  const onCompleted = ({ jobId, returnvalue }: { jobId: string; returnvalue?: unknown }) => {
+    const result = returnvalue as Partial<ScoreJobResult> | null | undefined;
+    if (outstanding.has(jobId) && typeof result?.key === "string") announced.set(jobId, result as ScoreJobResult);
+    onFinished({ jobId });
+  };
   for (const { events } of [main, isolated]) {
-    events.on("completed", onFinished);
+    events.on("completed", onCompleted);
     events.on("failed", onFinished);
   }
   o.signal?.addEventListener("abort", poke);
@@ -132,12 +140,13 @@ async function collect(
     await queue.addBulk(jobs.map((j) => ({ name: JOB_NAME, data: jobOf(j.refs), opts: jobOptions(j.id) })));
   };
 
+  const batchAt = (start: number) => batchSizeAt(start, calls.length, o.batchSize);
   let next = 0;
   const fill = async () => {
     while (outstanding.size < o.jobsAhead && next < calls.length) {
       const chunk: Array<{ id: string; refs: CallRef[] }> = [];
       while (chunk.length < ADD_CHUNK && outstanding.size + chunk.length < o.jobsAhead && next < calls.length) {
-        const batch = calls.slice(next, next + o.batchSize);
+        const batch = calls.slice(next, next + batchAt(next));
         next += batch.length;
         const refs = batch.filter((c) => !isDone(c.id));
         if (refs.length > 0) chunk.push({ id: batchJobId(optionsHash, batch.map((c) => c.id)), refs });
@@ -166,6 +175,21 @@ async function collect(
     const entry = outstanding.get(id);
     if (!entry) return;
     const queue = entry.isolated ? isolated.queue : main.queue;
+    const told = announced.get(id);
+    if (told) {
+      announced.delete(id);
+      const text = await client.get(told.key);
+      if (!outstanding.has(id)) return;
+      if (text !== null) {
+        outstanding.delete(id);
+        deliver(entry.refs, told, decodeBatch(text), null);
+        // In one write (auto-pipelining). The job stayed until its records were written, so a
+        // coordinator resumed before this point finds it finished and adds nothing twice.
+        await Promise.all([client.del(told.key).catch(() => {}), queue.remove(id).catch(() => {})]);
+        return;
+      }
+      // No records under the key: the job itself says what happened (below).
+    }
     const job = await queue.getJob(id);
     if (!outstanding.has(id)) return;
     if (!job) {
