@@ -18,6 +18,8 @@ interface WorkerFlags {
 
 /** A stop must be over within this long (s): Kubernetes' default grace period is 30 s. */
 const STOP_DEADLINE_MS = 25_000;
+/** After the deadline, the forced close is given this long before the process exits anyway (ms). */
+const FORCE_CLOSE_MS = 2_000;
 /** Exit code when in-flight jobs had to be abandoned at the deadline. */
 const EXIT_STOP_TIMEOUT = 1;
 
@@ -89,7 +91,10 @@ async function runWorker(flags: WorkerFlags): Promise<number> {
       log(label, `${signal}: taking no new jobs, finishing ${handle.stats().active} in flight`);
       const deadline = setTimeout(() => {
         log(label, `jobs still in flight after ${STOP_DEADLINE_MS / 1000}s; abandoning them (another worker takes them over)`);
-        void handle.close(true);
+        // The process must end within the grace period whatever the close still waits for.
+        const exit = () => process.exit(EXIT_STOP_TIMEOUT);
+        setTimeout(exit, FORCE_CLOSE_MS).unref();
+        void handle.close(true).then(exit, exit);
         resolve(EXIT_STOP_TIMEOUT);
       }, STOP_DEADLINE_MS);
       void handle.close().then(() => {

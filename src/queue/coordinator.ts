@@ -6,7 +6,7 @@ import { VoxError } from "../model/errors.js";
 import { errorRecord, toOutcome, type CallOutcome, type CallReadOptions, type RecordDigest, type ScoreOptions } from "../scoring/index.js";
 import { connectRedis } from "./connection.js";
 import { resolveQueueOptions, type QueueOptions } from "./options.js";
-import { batchJobId, decodeBatch, isolatedQueueName, JOB_NAME, JOB_VERSION, singleJobId, type ScoreJobData, type ScoreJobResult } from "./jobs.js";
+import { batchJobId, batchSizeAt, decodeBatch, isolatedQueueName, JOB_NAME, JOB_VERSION, singleJobId, type ScoreJobData, type ScoreJobResult } from "./jobs.js";
 import { describeRunOptions, hashRunOptions } from "./shard.js";
 
 /**
@@ -14,6 +14,13 @@ import { describeRunOptions, hashRunOptions } from "./shard.js";
  * while Redis or this process was away (a job lost with a Redis that kept no data is added again).
  */
 const RECONCILE_MS = 10_000;
+/**
+ * Longest the coordinator awaits Redis at a time (a round of look-ups, an add, a status query, a
+ * close). Commands wait in ioredis' queue while Redis is away and are sent again once it is back, so
+ * they normally settle; the bound keeps the loop (and an interruption) moving if one does not: what
+ * it was doing is tried again at the next reconciliation (every step is idempotent).
+ */
+const AWAIT_BOUND_MS = 5_000;
 /** Jobs added to Redis per round trip. */
 const ADD_CHUNK = 100;
 
@@ -42,20 +49,20 @@ export async function runCallsOnQueue(
   const lanes = [o.name, isolatedQueueName(o.name)].map((name) => {
     const queue = new Queue<ScoreJobData, ScoreJobResult>(name, { connection: client });
     // Its own connection: it blocks on the event stream (and must not be pipelined with others).
-    const events = new QueueEvents(name, { connection: client.duplicate({ enableAutoPipelining: false }) as Redis });
+    const eventsConnection = client.duplicate({ enableAutoPipelining: false }) as Redis;
+    const events = new QueueEvents(name, { connection: eventsConnection });
     // Errors while Redis is away are retried by the connections; they must not crash the process.
     queue.on("error", () => {});
     events.on("error", () => {});
-    return { queue, events };
+    return { queue, events, eventsConnection };
   }) as [Lane, Lane];
   try {
     await Promise.all(lanes.map((l) => l.events.waitUntilReady()));
     return await collect(client, lanes, calls, isDone, run, o, onResult);
   } finally {
-    for (const l of lanes) {
-      await l.events.close().catch(() => {});
-      await l.queue.close().catch(() => {});
-    }
+    // Bounded: the records are written; a close that waits on a connection in back-off must not keep the process.
+    await within(AWAIT_BOUND_MS, Promise.all(lanes.flatMap((l) => [l.events.close(), l.queue.close()])));
+    for (const l of lanes) l.eventsConnection.disconnect();
     client.disconnect();
   }
 }
@@ -63,6 +70,28 @@ export async function runCallsOnQueue(
 interface Lane {
   queue: Queue<ScoreJobData, ScoreJobResult>;
   events: QueueEvents;
+  eventsConnection: Redis;
+}
+
+/**
+ * Wait for `work` at most `ms`: true when it settled in time. A rejection is not thrown here: it is
+ * handed to `onError` (when given) whenever it comes, so a promise given up on never goes unhandled.
+ */
+async function within(ms: number, work: Promise<unknown>, onError?: (error: unknown) => void): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const settled = work.then(
+    () => true,
+    (error: unknown) => {
+      onError?.(error);
+      return true;
+    },
+  );
+  const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  try {
+    return await Promise.race([settled, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 async function collect(
@@ -88,8 +117,16 @@ async function collect(
       poke();
     }
   };
+  // Results announced by "completed" events (their return value: where the records wait), collected
+  // without looking the job up; a job whose event was missed is found by the reconciliation.
+  const announced = new Map<string, ScoreJobResult>();
+  const onCompleted = ({ jobId, returnvalue }: { jobId: string; returnvalue?: unknown }) => {
+    const result = returnvalue as Partial<ScoreJobResult> | null | undefined;
+    if (outstanding.has(jobId) && typeof result?.key === "string") announced.set(jobId, result as ScoreJobResult);
+    onFinished({ jobId });
+  };
   for (const { events } of [main, isolated]) {
-    events.on("completed", onFinished);
+    events.on("completed", onCompleted);
     events.on("failed", onFinished);
   }
   o.signal?.addEventListener("abort", poke);
@@ -103,12 +140,13 @@ async function collect(
     await queue.addBulk(jobs.map((j) => ({ name: JOB_NAME, data: jobOf(j.refs), opts: jobOptions(j.id) })));
   };
 
+  const batchAt = (start: number) => batchSizeAt(start, calls.length, o.batchSize);
   let next = 0;
   const fill = async () => {
     while (outstanding.size < o.jobsAhead && next < calls.length) {
       const chunk: Array<{ id: string; refs: CallRef[] }> = [];
       while (chunk.length < ADD_CHUNK && outstanding.size + chunk.length < o.jobsAhead && next < calls.length) {
-        const batch = calls.slice(next, next + o.batchSize);
+        const batch = calls.slice(next, next + batchAt(next));
         next += batch.length;
         const refs = batch.filter((c) => !isDone(c.id));
         if (refs.length > 0) chunk.push({ id: batchJobId(optionsHash, batch.map((c) => c.id)), refs });
@@ -137,6 +175,21 @@ async function collect(
     const entry = outstanding.get(id);
     if (!entry) return;
     const queue = entry.isolated ? isolated.queue : main.queue;
+    const told = announced.get(id);
+    if (told) {
+      announced.delete(id);
+      const text = await client.get(told.key);
+      if (!outstanding.has(id)) return;
+      if (text !== null) {
+        outstanding.delete(id);
+        deliver(entry.refs, told, decodeBatch(text), null);
+        // In one write (auto-pipelining). The job stayed until its records were written, so a
+        // coordinator resumed before this point finds it finished and adds nothing twice.
+        await Promise.all([client.del(told.key).catch(() => {}), queue.remove(id).catch(() => {})]);
+        return;
+      }
+      // No records under the key: the job itself says what happened (below).
+    }
     const job = await queue.getJob(id);
     if (!outstanding.has(id)) return;
     if (!job) {
@@ -187,10 +240,38 @@ async function collect(
       .finally(() => (status = null));
   };
 
+  // Look-ups still in flight after their round's bound: not started again until they settle.
+  const examining = new Set<string>();
+  const failure: { error?: unknown; failed: boolean } = { failed: false };
+  const fail = (error: unknown) => {
+    if (!failure.failed) Object.assign(failure, { error, failed: true });
+    poke();
+  };
+  const examineAll = (ids: string[]) => {
+    const fresh = ids.filter((id) => !examining.has(id));
+    for (const id of fresh) examining.add(id);
+    return Promise.all(
+      fresh.map((id) =>
+        examine(id).finally(() => {
+          examining.delete(id);
+          poke();
+        }),
+      ),
+    );
+  };
+  let filling: Promise<void> | null = null;
+
   let lastReconcile = -Infinity;
   for (;;) {
-    if (!o.signal?.aborted) await fill();
-    if (outstanding.size === 0 && next >= calls.length) break;
+    if (failure.failed) throw failure.error;
+    if (!o.signal?.aborted && !filling) {
+      const f = (filling = fill().finally(() => {
+        filling = null;
+        poke();
+      }));
+      await within(AWAIT_BOUND_MS, f, fail);
+    }
+    if (outstanding.size === 0 && next >= calls.length && !filling) break;
     if (o.signal?.aborted) return { interrupted: true };
     const now = performance.now();
     if (now - lastReconcile >= RECONCILE_MS) {
@@ -200,7 +281,7 @@ async function collect(
     if (toCheck.size > 0) {
       const ids = [...toCheck];
       toCheck.clear();
-      await Promise.all(ids.map(examine));
+      await within(AWAIT_BOUND_MS, examineAll(ids), fail);
       report();
       continue;
     }
@@ -213,7 +294,8 @@ async function collect(
       };
     });
   }
-  await status;
+  if (failure.failed) throw failure.error;
+  if (status) await within(AWAIT_BOUND_MS, status);
   return { interrupted: false };
 }
 

@@ -62,6 +62,20 @@ export function resultKey(queueName: string, jobId: string): string {
   return `voxmetrics:${queueName}:result:${jobId}`;
 }
 
+/** Near the end of the list a job holds at most 1/TAIL_SHARE of the calls left, and at least MIN_TAIL_BATCH. */
+const TAIL_SHARE = 8;
+const MIN_TAIL_BATCH = 4;
+
+/**
+ * Calls in the job that starts at position `start` of a list of `total` calls: `batchSize`, tapering
+ * over the last TAIL_SHARE × batchSize calls, so that a run does not end on one worker's long job
+ * while the others idle. It depends only on the position, so the same list always gives the same
+ * batches (and job ids).
+ */
+export function batchSizeAt(start: number, total: number, batchSize: number): number {
+  return Math.min(batchSize, Math.max(Math.min(batchSize, MIN_TAIL_BATCH), Math.ceil((total - start) / TAIL_SHARE)));
+}
+
 const sha = (text: string) => createHash("sha256").update(text, "utf8").digest("hex");
 
 /**

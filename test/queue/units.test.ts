@@ -1,6 +1,6 @@
 // Queue building blocks without Redis: path mapping, Redis URL checks, reconnection back-off, idempotent job ids, option validation.
 import { describe, expect, it } from "vitest";
-import { decodeBatch, encodeBatch } from "../../src/queue/jobs.js";
+import { batchSizeAt, decodeBatch, encodeBatch } from "../../src/queue/jobs.js";
 import { batchJobId, checkRedisUrl, mapPath, parsePathMapping, reconnectDelayMs, resolveQueueOptions, singleJobId, startQueueWorker } from "../../src/queue/index.js";
 
 describe("--path-map", () => {
@@ -36,6 +36,31 @@ describe("Redis connection", () => {
   it("a worker with a bad option is refused before it connects", async () => {
     await expect(startQueueWorker({ url: "redis://127.0.0.1:1/0", concurrency: 0 })).rejects.toThrow(/concurrency: must be an integer ≥ 1, got 0/);
     await expect(startQueueWorker({ url: "redis://127.0.0.1:1/0", pathMap: ["nope"] })).rejects.toThrow(/pathMap: must be FROM=TO/);
+  });
+});
+
+describe("batches", () => {
+  const cut = (total: number, batchSize: number) => {
+    const sizes: number[] = [];
+    for (let next = 0; next < total; ) {
+      const n = Math.min(batchSizeAt(next, total, batchSize), total - next);
+      sizes.push(n);
+      next += n;
+    }
+    return sizes;
+  };
+
+  it("are batchSize calls, tapering to a few calls at the end of the list, the same cut every time", () => {
+    const sizes = cut(1000, 64);
+    expect(sizes.reduce((a, b) => a + b, 0)).toBe(1000);
+    expect(sizes.slice(0, 7)).toEqual([64, 64, 64, 64, 64, 64, 64]);
+    // Non-increasing, and the last jobs are small: no worker is left with a long job at the end.
+    for (let i = 1; i < sizes.length; i++) expect(sizes[i]).toBeLessThanOrEqual(sizes[i - 1]);
+    expect(sizes.at(-1)).toBeLessThanOrEqual(4);
+    expect(cut(1000, 64)).toEqual(sizes);
+    // Small batches are not cut further; batch size 1 stays 1.
+    expect(cut(24, 4)).toEqual([4, 4, 4, 4, 4, 4]);
+    expect(new Set(cut(10, 1))).toEqual(new Set([1]));
   });
 });
 
