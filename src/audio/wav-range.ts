@@ -11,7 +11,7 @@
 import { spawnSync } from "node:child_process";
 import { closeSync, fstatSync, mkdtempSync, openSync, readSync, rmSync, statSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import type { CompatMode } from "../model/codec.js";
 import { bytesToInt16, NonFiniteSampleError, type SampleEncoding } from "./convert.js";
 import { decodeAudio } from "./decode.js";
@@ -364,7 +364,7 @@ function decodeThroughFfmpeg(
   try {
     // ffmpeg reads the recording through a link named as decodeAudio's temporary input, so it probes the same name.
     const input = join(dir, "input");
-    symlinkSync(path, input);
+    symlinkSync(resolve(path), input);
     const output = join(dir, "decoded.wav");
     const duration = Number.isFinite(budget) ? ["-t", String(Math.ceil(budget) + 1)] : [];
     const run = spawnSync(

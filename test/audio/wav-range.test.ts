@@ -2,7 +2,7 @@
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { decodeAudio, DecodeError, findFfmpeg, randomChunkSizes, writeWavPcm16, type DecodedAudio } from "../../src/audio/index.js";
 import { openRecordingReader, type RecordingReader } from "../../src/audio/wav-range.js";
@@ -183,7 +183,8 @@ describe.skipIf(!findFfmpeg())("openRecordingReader through ffmpeg", () => {
         const out = join(tmp, `enc${fileNo++}.${ext}`);
         const run = spawnSync(findFfmpeg()!, ["-hide_banner", "-loglevel", "error", "-i", wav, ...args, "-y", out]);
         expect(run.status).toBe(0);
-        const r = expectSameAsDecode(out, 9);
+        // A relative path works too (ffmpeg reads the recording through a link in a temporary folder).
+        const r = expectSameAsDecode(ext === "flac" ? relative(process.cwd(), out) : out, 9);
         expect(r.streamed).toBe(true);
         expect(readdirSync(spill)).toEqual([]);
       }
