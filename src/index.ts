@@ -16,6 +16,9 @@ export { DEFAULT_AUDIO_LIMITS, resolveAudioLimits, type AudioLimits } from "./au
 // Measurements: deepeval's parity set, the standards set, overlap between two parties.
 export { analyzeAcoustics, analyzeLoudness, createLoudnessMeter, type AcousticsBlock, type AcousticsLoudnessMeter, type LoudnessBlock } from "./analysis/acoustics.js";
 export { DEFAULT_ACOUSTICS_OPTIONS, resolveAcousticsOptions, type AcousticsOptions } from "./analysis/acoustics-options.js";
+// The standards set and speech runs read from a PcmSource chunk by chunk (bounded memory).
+export { speechRunsStream } from "./dsp/channel-stream.js";
+export type { SpeechRunOptions } from "./dsp/channel-kernels.js";
 export { CallAnalysis, type CallAnalysisOptions, type ClipAnalysis, type LoadedCall } from "./analysis/call.js";
 export { measureOverlap, type OverlapStats } from "./analysis/overlap.js";
 export { analyzeParity } from "./analysis/parity.js";

@@ -34,24 +34,43 @@ export function activityFrameCount(n: i32, sampleRate: i32): i32 {
 
 /** Samples filtered per block; the split-block warm-up (0.1 s) is small against it. */
 const BLOCK: i32 = 1 << 17;
-const SCRATCH_HEADER: usize = 16 << 3; // 10 coefficients, 4 states, padding to 16-byte alignment
+// State block of the incremental front end: 10 coefficients, 4 filter states, the sub-block
+// energies and counters (padded to 16-byte alignment); the scratch of activityLevels starts with it.
+const STATE_ENERGY: usize = 112;
+const STATE_PREVIOUS_ENERGY: usize = 120;
+const STATE_BLOCK_START: usize = 128;
+const STATE_SUBBLOCK: usize = 132;
+const STATE_SUBBLOCK_END: usize = 136;
+const STATE_PREVIOUS_LENGTH: usize = 140;
+const STATE_RATE: usize = 144;
+const SCRATCH_HEADER: usize = 160;
 
 /** Bytes of scratch activityLevels needs. */
 export function activityScratchSize(): i32 {
   return <i32>SCRATCH_HEADER + (BLOCK << 3);
 }
 
-/**
- * Band-pass `n` float samples and write 20 ms frame levels L = 10·log10(mean square + 1e−12) (f32 dBFS)
- * at a 10 ms hop to `out`; `scratch` holds activityScratchSize() bytes, 16-byte aligned. Returns the
- * frame count (activityFrameCount) or a negative status.
- */
-export function activityLevels(input: usize, n: i32, sampleRate: i32, scratch: usize, out: usize): i32 {
-  if (n < 0 || sampleRate < 1000 || (scratch & 15) != 0) return BAD_ARGUMENT;
+/** Bytes of the incremental front end's state block (activityStreamInit). */
+export function activityStreamStateSize(): i32 {
+  return <i32>SCRATCH_HEADER;
+}
+
+/** Samples of one filter block of the incremental front end (blocks start at multiples of it). */
+export function activityStreamBlockLength(): i32 {
+  return BLOCK;
+}
+
+/** Samples the frame levels of `n` samples read: those of the complete 10 ms sub-blocks. */
+export function activityStreamSampleCount(n: i32, sampleRate: i32): i32 {
+  if (n <= 0 || sampleRate < 1000) return 0;
+  return <i32>(<i64>completeSubblocks(n, sampleRate) * <i64>sampleRate / 100);
+}
+
+/** Start the incremental front end at `state` (activityStreamStateSize() bytes, 16-byte aligned): filters designed and zeroed. */
+export function activityStreamInit(state: usize, sampleRate: i32): i32 {
+  if (sampleRate < 1000 || (state & 15) != 0) return BAD_ARGUMENT;
   const fs = <f64>sampleRate;
-  const coef = scratch;
-  const state = scratch + 80;
-  const y = scratch + SCRATCH_HEADER;
+  const coef = state;
   // 2nd-order Butterworth (Q = 1/√2) high pass then low pass by the bilinear transform.
   const q = Math.SQRT1_2;
   let k = Math.tan(Math.PI * activityLowEdgeHz(sampleRate) / fs);
@@ -68,38 +87,77 @@ export function activityLevels(input: usize, n: i32, sampleRate: i32, scratch: u
   store<f64>(coef, k * k * norm, 56);
   store<f64>(coef, 2.0 * (k * k - 1.0) * norm, 64);
   store<f64>(coef, (1.0 - k / q + k * k) * norm, 72);
-  memory.fill(state, 0, 32);
+  memory.fill(state + 80, 0, 32);
+  store<f64>(state + STATE_ENERGY, 0);
+  store<f64>(state + STATE_PREVIOUS_ENERGY, 0);
+  store<i32>(state + STATE_BLOCK_START, 0);
+  store<i32>(state + STATE_SUBBLOCK, 0);
+  store<i32>(state + STATE_SUBBLOCK_END, <i32>(<i64>sampleRate / 100));
+  store<i32>(state + STATE_PREVIOUS_LENGTH, 0);
+  store<i32>(state + STATE_RATE, sampleRate);
+  return 0;
+}
 
-  const rate = <i64>sampleRate;
-  const subblocks = completeSubblocks(n, sampleRate);
-  const total = <i32>(<i64>subblocks * rate / 100);
-  const warmup = sampleRate / 10;
-  let b = 0;
-  let subblockEnd = <i32>(rate / 100);
-  let energy: f64 = 0, previousEnergy: f64 = 0;
-  let previousLength: i32 = 0;
+/**
+ * Filter the next block of `length` f32 samples (BLOCK samples, or fewer for the last block, which
+ * ends at activityStreamSampleCount(n)) and write the frame levels it completes to `out`; `y` holds
+ * BLOCK f64. Returns the frames written or a negative status. Blocks fed in this way give exactly
+ * what activityLevels gives for the whole signal.
+ */
+export function activityStreamBlock(state: usize, input: usize, length: i32, y: usize, out: usize): i32 {
+  if (length < 0 || length > BLOCK || (y & 15) != 0) return BAD_ARGUMENT;
+  const rate = <i64>load<i32>(state + STATE_RATE);
+  const warmup = <i32>rate / 10;
+  const blockStart = load<i32>(state + STATE_BLOCK_START);
+  let b = load<i32>(state + STATE_SUBBLOCK);
+  let subblockEnd = load<i32>(state + STATE_SUBBLOCK_END);
+  let energy = load<f64>(state + STATE_ENERGY);
+  let previousEnergy = load<f64>(state + STATE_PREVIOUS_ENERGY);
+  let previousLength = load<i32>(state + STATE_PREVIOUS_LENGTH);
+  let frames = 0;
+  cascadeFilter(input, length, state, state + 80, warmup, y);
+  let i = 0;
+  while (i < length) {
+    const end = min(length, subblockEnd - blockStart);
+    energy += sumSquares(y + (<usize>i << 3), end - i);
+    i = end;
+    if (blockStart + i < subblockEnd) break;
+    const subblockLength = subblockEnd - <i32>(<i64>b * rate / 100);
+    if (b > 0) {
+      const meanSquare = (previousEnergy + energy) / <f64>(previousLength + subblockLength);
+      store<f32>(out + (<usize>frames << 2), <f32>(10.0 * Math.log10(meanSquare + LEVEL_FLOOR)));
+      frames++;
+    }
+    previousEnergy = energy;
+    previousLength = subblockLength;
+    energy = 0;
+    b++;
+    subblockEnd = <i32>(<i64>(b + 1) * rate / 100);
+  }
+  store<i32>(state + STATE_BLOCK_START, blockStart + length);
+  store<i32>(state + STATE_SUBBLOCK, b);
+  store<i32>(state + STATE_SUBBLOCK_END, subblockEnd);
+  store<f64>(state + STATE_ENERGY, energy);
+  store<f64>(state + STATE_PREVIOUS_ENERGY, previousEnergy);
+  store<i32>(state + STATE_PREVIOUS_LENGTH, previousLength);
+  return frames;
+}
+
+/**
+ * Band-pass `n` float samples and write 20 ms frame levels L = 10·log10(mean square + 1e−12) (f32 dBFS)
+ * at a 10 ms hop to `out`; `scratch` holds activityScratchSize() bytes, 16-byte aligned. Returns the
+ * frame count (activityFrameCount) or a negative status. The incremental front end fed the whole
+ * signal in one go (activityStreamInit, then activityStreamBlock block by block).
+ */
+export function activityLevels(input: usize, n: i32, sampleRate: i32, scratch: usize, out: usize): i32 {
+  if (n < 0 || sampleRate < 1000 || (scratch & 15) != 0) return BAD_ARGUMENT;
+  activityStreamInit(scratch, sampleRate);
+  const y = scratch + SCRATCH_HEADER;
+  const total = activityStreamSampleCount(n, sampleRate);
   let frames = 0;
   for (let blockStart = 0; blockStart < total; blockStart += BLOCK) {
     const length = min(BLOCK, total - blockStart);
-    cascadeFilter(input + (<usize>blockStart << 2), length, coef, state, warmup, y);
-    let i = 0;
-    while (i < length) {
-      const end = min(length, subblockEnd - blockStart);
-      energy += sumSquares(y + (<usize>i << 3), end - i);
-      i = end;
-      if (blockStart + i < subblockEnd) break;
-      const subblockLength = subblockEnd - <i32>(<i64>b * rate / 100);
-      if (b > 0) {
-        const meanSquare = (previousEnergy + energy) / <f64>(previousLength + subblockLength);
-        store<f32>(out + (<usize>frames << 2), <f32>(10.0 * Math.log10(meanSquare + LEVEL_FLOOR)));
-        frames++;
-      }
-      previousEnergy = energy;
-      previousLength = subblockLength;
-      energy = 0;
-      b++;
-      subblockEnd = <i32>(<i64>(b + 1) * rate / 100);
-    }
+    frames += activityStreamBlock(scratch, input + (<usize>blockStart << 2), length, y, out + (<usize>frames << 2));
   }
   return frames;
 }

@@ -31,18 +31,38 @@ const LN2: f32 = 0.6931471805599453;
   return f64x2.add(acc, f64x2.add(f64x2.promote_low_f32x4(v), f64x2.promote_low_f32x4(v128.shuffle<f32>(v, v, 2, 3, 0, 1))));
 }
 
+// Incremental state of signalStats (64 bytes, 16-byte aligned): the three f64x2 sums, the current
+// clipping run, the runs and the clipped samples so far.
+const STATS_SUM: usize = 0;
+const STATS_SUM_ABS: usize = 16;
+const STATS_SUM_LN: usize = 32;
+const STATS_RUN: usize = 48;
+const STATS_RUNS: usize = 52;
+const STATS_CLIPPED: usize = 56;
+
+/** Bytes of the incremental signalStats state. */
+export function signalStatsStateSize(): i32 {
+  return 64;
+}
+
+/** Start incremental signal stats at `state` (signalStatsStateSize() bytes, 16-byte aligned). */
+export function signalStatsInit(state: usize): i32 {
+  if ((state & 15) != 0) return BAD_ARGUMENT;
+  memory.fill(state, 0, 64);
+  return OK;
+}
+
 /**
- * One pass over `n` samples writing 5 f64 to `out`: Σx, Σ|x|, Σ ln max(|x|, 1e−10), the number of
- * clipping runs (≥ `minRun` consecutive samples with |x| ≥ `clipLevel`) and the samples in them.
+ * Add `n` samples, a multiple of 4, to the state: the four-lane part of signalStats. Samples fed in
+ * groups of four from the first one on sum exactly as signalStats sums them.
  */
-export function signalStats(input: usize, n: i32, clipLevel: f32, minRun: i32, out: usize): i32 {
-  if (n < 0 || minRun < 1) return BAD_ARGUMENT;
-  let sum = f64x2.splat(0), sumAbs = f64x2.splat(0), sumLn = f64x2.splat(0);
-  let run = 0, runs = 0, clipped: i64 = 0;
+export function signalStatsPush(state: usize, input: usize, n: i32, clipLevel: f32, minRun: i32): i32 {
+  if (n < 0 || (n & 3) != 0 || minRun < 1 || (state & 15) != 0) return BAD_ARGUMENT;
+  let sum = v128.load(state + STATS_SUM), sumAbs = v128.load(state + STATS_SUM_ABS), sumLn = v128.load(state + STATS_SUM_LN);
+  let run = load<i32>(state + STATS_RUN), runs = load<i32>(state + STATS_RUNS), clipped = load<i64>(state + STATS_CLIPPED);
   const level = f32x4.splat(clipLevel);
   const floor = f32x4.splat(ABS_FLOOR);
-  let i = 0;
-  for (; i + 4 <= n; i += 4) {
+  for (let i = 0; i + 4 <= n; i += 4) {
     const v = v128.load(input + (<usize>i << 2));
     const a = f32x4.abs(v);
     sum = addPromoted(sum, v);
@@ -63,10 +83,24 @@ export function signalStats(input: usize, n: i32, clipLevel: f32, minRun: i32, o
       run = 0;
     }
   }
+  v128.store(state + STATS_SUM, sum);
+  v128.store(state + STATS_SUM_ABS, sumAbs);
+  v128.store(state + STATS_SUM_LN, sumLn);
+  store<i32>(state + STATS_RUN, run);
+  store<i32>(state + STATS_RUNS, runs);
+  store<i64>(state + STATS_CLIPPED, clipped);
+  return OK;
+}
+
+/** The last `n` (< 4 after the pushes, any count in general) samples one by one, then the 5 f64 of signalStats to `out`. */
+export function signalStatsFinish(state: usize, input: usize, n: i32, clipLevel: f32, minRun: i32, out: usize): i32 {
+  if (n < 0 || minRun < 1 || (state & 15) != 0) return BAD_ARGUMENT;
+  const sum = v128.load(state + STATS_SUM), sumAbs = v128.load(state + STATS_SUM_ABS), sumLn = v128.load(state + STATS_SUM_LN);
+  let run = load<i32>(state + STATS_RUN), runs = load<i32>(state + STATS_RUNS), clipped = load<i64>(state + STATS_CLIPPED);
   let s = f64x2.extract_lane(sum, 0) + f64x2.extract_lane(sum, 1);
   let sa = f64x2.extract_lane(sumAbs, 0) + f64x2.extract_lane(sumAbs, 1);
   let sl = f64x2.extract_lane(sumLn, 0) + f64x2.extract_lane(sumLn, 1);
-  for (; i < n; i++) {
+  for (let i = 0; i < n; i++) {
     const x = load<f32>(input + (<usize>i << 2));
     const a = Mathf.abs(x);
     s += <f64>x;
@@ -85,6 +119,20 @@ export function signalStats(input: usize, n: i32, clipLevel: f32, minRun: i32, o
   store<f64>(out, <f64>runs, 24);
   store<f64>(out, <f64>clipped, 32);
   return OK;
+}
+
+/**
+ * One pass over `n` samples writing 5 f64 to `out`: Σx, Σ|x|, Σ ln max(|x|, 1e−10), the number of
+ * clipping runs (≥ `minRun` consecutive samples with |x| ≥ `clipLevel`) and the samples in them.
+ * The incremental stats fed the whole signal in one go (their state in a static region).
+ */
+export function signalStats(input: usize, n: i32, clipLevel: f32, minRun: i32, out: usize): i32 {
+  if (n < 0 || minRun < 1) return BAD_ARGUMENT;
+  const state = memory.data(64, 16);
+  signalStatsInit(state);
+  const body = n & ~3;
+  signalStatsPush(state, input, body, clipLevel, minRun);
+  return signalStatsFinish(state, input + (<usize>body << 2), n - body, clipLevel, minRun, out);
 }
 
 /** f64 slots of scratch spectrumAccumulate needs for an FFT of `fftSize` points. */

@@ -17,16 +17,18 @@ export function yinDecimateScratchSize(): i32 {
   return <i32>SCRATCH_HEADER + (BLOCK << 3);
 }
 
+/** Samples of one filter block of the incremental decimator (blocks start at multiples of it). */
+export function yinDecimateBlockLength(): i32 {
+  return BLOCK;
+}
+
 /**
- * 4th-order Butterworth low pass (two bilinear biquads) at `cutoffHz`, then keep every `factor`-th
- * sample into `out` (f32); `scratch` holds yinDecimateScratchSize() bytes, 16-byte aligned.
- * Returns the samples written, ceil(n / factor), or a negative status.
+ * Start the incremental decimator in `scratch` (yinDecimateScratchSize() bytes, 16-byte aligned):
+ * 4th-order Butterworth low pass (two bilinear biquads) at `cutoffHz`, state zeroed.
  */
-export function yinDecimate(input: usize, n: i32, sampleRate: i32, cutoffHz: f64, factor: i32, scratch: usize, out: usize): i32 {
-  if (n < 0 || factor < 1 || sampleRate < 1000 || !(cutoffHz > 0) || cutoffHz >= 0.5 * <f64>sampleRate || (scratch & 15) != 0) return BAD_ARGUMENT;
+export function yinDecimateInit(scratch: usize, sampleRate: i32, cutoffHz: f64, factor: i32): i32 {
+  if (factor < 1 || sampleRate < 1000 || !(cutoffHz > 0) || cutoffHz >= 0.5 * <f64>sampleRate || (scratch & 15) != 0) return BAD_ARGUMENT;
   const coef = scratch;
-  const state = scratch + 80;
-  const y = scratch + SCRATCH_HEADER;
   const k = Math.tan(Math.PI * cutoffHz / <f64>sampleRate);
   // Butterworth pole-pair quality factors for order 4: 1/(2·cos(π/8)) and 1/(2·cos(3π/8)).
   const qs0: f64 = 0.5411961001461969, qs1: f64 = 1.3065629648763766;
@@ -40,17 +42,49 @@ export function yinDecimate(input: usize, n: i32, sampleRate: i32, cutoffHz: f64
     store<f64>(base, 2.0 * (k * k - 1.0) * norm, 24);
     store<f64>(base, (1.0 - k / q + k * k) * norm, 32);
   }
-  memory.fill(state, 0, 32);
-  const warmup = sampleRate / 20;
+  memory.fill(scratch + 80, 0, 32);
+  store<i32>(scratch + 112, sampleRate);
+  store<i32>(scratch + 116, factor);
+  store<i32>(scratch + 120, 0); // samples filtered so far
+  return 0;
+}
+
+/**
+ * Low-pass the next block of `length` f32 samples (BLOCK, or fewer for the last block of the
+ * signal) and write every sample whose overall index is a multiple of the factor to `out` (f32).
+ * Returns the samples written or a negative status.
+ */
+export function yinDecimateBlock(scratch: usize, input: usize, length: i32, out: usize): i32 {
+  if (length < 0 || length > BLOCK) return BAD_ARGUMENT;
+  const sampleRate = load<i32>(scratch + 112);
+  const factor = load<i32>(scratch + 116);
+  const blockStart = load<i32>(scratch + 120);
+  const y = scratch + SCRATCH_HEADER;
+  cascadeFilter(input, length, scratch, scratch + 80, sampleRate / 20, y);
+  let written = 0;
+  // First index in this block that is a multiple of `factor` overall.
+  for (let i = (factor - blockStart % factor) % factor; i < length; i += factor) {
+    store<f32>(out + (<usize>written << 2), <f32>load<f64>(y + (<usize>i << 3)));
+    written++;
+  }
+  store<i32>(scratch + 120, blockStart + length);
+  return written;
+}
+
+/**
+ * 4th-order Butterworth low pass (two bilinear biquads) at `cutoffHz`, then keep every `factor`-th
+ * sample into `out` (f32); `scratch` holds yinDecimateScratchSize() bytes, 16-byte aligned.
+ * Returns the samples written, ceil(n / factor), or a negative status. The incremental decimator
+ * fed the whole signal in one go.
+ */
+export function yinDecimate(input: usize, n: i32, sampleRate: i32, cutoffHz: f64, factor: i32, scratch: usize, out: usize): i32 {
+  if (n < 0) return BAD_ARGUMENT;
+  const status = yinDecimateInit(scratch, sampleRate, cutoffHz, factor);
+  if (status < 0) return status;
   let written = 0;
   for (let blockStart = 0; blockStart < n; blockStart += BLOCK) {
     const length = min(BLOCK, n - blockStart);
-    cascadeFilter(input + (<usize>blockStart << 2), length, coef, state, warmup, y);
-    // First index in this block that is a multiple of `factor` overall.
-    for (let i = (factor - blockStart % factor) % factor; i < length; i += factor) {
-      store<f32>(out + (<usize>written << 2), <f32>load<f64>(y + (<usize>i << 3)));
-      written++;
-    }
+    written += yinDecimateBlock(scratch, input + (<usize>blockStart << 2), length, out + (<usize>written << 2));
   }
   return written;
 }

@@ -71,7 +71,8 @@ export interface YinResult {
   aperiodicity: Float32Array;
 }
 
-function runsOfLevelsAt(arena: Arena, levels: number, n: number, o: SpeechRunOptions): Int32Array {
+/** Speech runs over `n` f32 frame levels at `levels` in a session's arena (frame pairs). */
+export function runsOfLevelsAt(arena: Arena, levels: number, n: number, o: SpeechRunOptions): Int32Array {
   const k = arena.k;
   const scratch = arena.alloc(k.activitySpeechRunsScratchSize(n));
   const out = arena.allocI32(2 * n);
