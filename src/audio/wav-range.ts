@@ -28,7 +28,7 @@ export interface RecordingReaderOptions {
   /** Name used in messages (the display path). */
   name?: string;
   limits?: Partial<AudioLimits>;
-  /** Frames per chunk when chunks() is given no size. @defaultValue 65536 */
+  /** Most frames per chunk and per read (chunks() gives at most this many even when asked for more). @defaultValue 65536 */
   chunkFrames?: number;
 }
 
@@ -220,7 +220,8 @@ class FileWavReader implements RecordingReader {
   }
 
   *chunks(maxFrames?: number): Iterable<PcmChunk> {
-    const size = Math.max(1, Math.floor(maxFrames ?? this.chunkFrames));
+    // The reader's own chunk size caps what the consumer asks for (a source may give fewer frames than asked).
+    const size = Math.max(1, Math.floor(Math.min(maxFrames ?? Infinity, this.chunkFrames)));
     for (let at = 0; at < this.frames; ) {
       const n = Math.min(size, this.frames - at);
       const { samples, floatChannels } = this.convert(at, n);

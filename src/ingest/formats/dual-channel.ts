@@ -5,7 +5,7 @@ import { standardsSampleRateProblem } from "../../analysis/acoustics.js";
 import { segmentsFromRuns, speechRunOptions } from "../../analysis/acoustics-activity.js";
 import { DEFAULT_ACOUSTICS_OPTIONS } from "../../analysis/acoustics-options.js";
 import { openRecordingReader, type RecordingReader } from "../../audio/wav-range.js";
-import { speechRunsStream } from "../../dsp/speech-runs-gather.js";
+import { speechRunsOfChannels } from "../../dsp/recording-stream.js";
 import { VoxError } from "../../model/errors.js";
 import { createTestCase, type Role, type Turn } from "../../model/test-case.js";
 import { regularFileProblem } from "../file-kind.js";
@@ -28,10 +28,10 @@ export function load(ref: FileRef, options: IngestOptions): LoadedCall {
   return loadDualChannel(ref.path, options);
 }
 
-/** Speech segments [start_s, end_s] of `channel` of a recording read chunk by chunk, with the engine's speech-activity defaults (acoustics.md §2.3). */
-function detectChannelSpeech(recording: RecordingReader, channel: number): SpeechSegment[] {
-  if (recording.frames === 0) return [];
-  return segmentsFromRuns(speechRunsStream(recording, channel, speechRunOptions(DEFAULT_ACOUSTICS_OPTIONS)), DEFAULT_ACOUSTICS_OPTIONS);
+/** Speech segments [start_s, end_s] of each of `channels` of a recording, read in one pass chunk by chunk, with the engine's speech-activity defaults (acoustics.md §2.3). */
+function detectChannelSpeech(recording: RecordingReader, channels: number[]): SpeechSegment[][] {
+  if (recording.frames === 0) return channels.map(() => []);
+  return speechRunsOfChannels(recording, channels, speechRunOptions(DEFAULT_ACOUSTICS_OPTIONS)).map((runs) => segmentsFromRuns(runs, DEFAULT_ACOUSTICS_OPTIONS));
 }
 
 /** A speech segment [start, end] in seconds. */
@@ -195,8 +195,7 @@ function cutTurns(path: string, file: string, recording: RecordingReader, handle
   const rate = recording.sampleRate;
   const frames = recording.frames;
   // Each channel's speech activity is read from the file chunk by chunk (the exact floats of a float source, else int16 / 32768).
-  const callerSegments = detectChannelSpeech(recording, callerChannel);
-  const agentSegments = detectChannelSpeech(recording, agentChannel);
+  const [callerSegments, agentSegments] = detectChannelSpeech(recording, [callerChannel, agentChannel]);
   const parties = buildPartyTurns(callerSegments, agentSegments);
   if (parties.length === 0) throw new VoxError("INVALID_AUDIO", "no speech found on either channel", { file });
 
