@@ -7,6 +7,7 @@ const SUITES: Record<string, () => Promise<unknown>> = {
   report: async () => (await import("./report.js")).benchReport(),
   queue: async () => (await import("./queue.js")).benchQueue(),
   profile: async () => (await import("./profile.js")).benchProfile(),
+  "long-score": async () => (await import("./long-score.js")).benchLongScore(),
 };
 
 async function run(): Promise<void> {

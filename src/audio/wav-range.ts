@@ -224,8 +224,14 @@ class FileWavReader implements RecordingReader {
     const size = Math.max(1, Math.floor(Math.min(maxFrames ?? Infinity, this.chunkFrames)));
     for (let at = 0; at < this.frames; ) {
       const n = Math.min(size, this.frames - at);
-      const { samples, floatChannels } = this.convert(at, n);
-      yield { frames: n, samples, floatChannels };
+      if (this.layout.encoding === "pcm16") {
+        // 16-bit samples are the file's bytes: a view on the read buffer (reused by the next chunk), no conversion.
+        const bytes = this.bytesOf(at, n);
+        yield { frames: n, samples: new Int16Array(bytes.buffer, bytes.byteOffset, n * this.channels) };
+      } else {
+        const { samples, floatChannels } = this.convert(at, n);
+        yield { frames: n, samples, floatChannels };
+      }
       at += n;
     }
   }

@@ -7,7 +7,7 @@ import { withArena } from "./wasm.js";
 /**
  * Speech runs (frame pairs: first frame, last frame above T_off) of each of `channels`, in that
  * order: each equal to speechRunsStream(source, channel, options), read in one pass. The arena holds
- * one chunk, one filter block per channel and the levels (4 bytes per 10 ms per channel).
+ * one chunk and one filter block per channel, then one channel's levels (4 bytes per 10 ms) and runs.
  */
 export function speechRunsOfChannels(source: PcmSource, channels: readonly number[], options: SpeechRunOptions): Int32Array[] {
   for (const channel of channels) {
@@ -16,14 +16,15 @@ export function speechRunsOfChannels(source: PcmSource, channels: readonly numbe
     }
   }
   const wanted = [...new Set(channels)];
-  return withArena((arena) => {
+  const levels = withArena((arena) => {
     // The filter's output region is shared: each stream uses it only while one of its blocks is filtered.
     const y = arena.alloc(ActivityStream.yBytes(arena));
     const streams = new Map(wanted.map((c) => [c, new ActivityStream(arena, source.sampleRate, y)]));
     readPlanarChunks(arena, source, wanted, false, (chunk) => {
       for (const [c, stream] of streams) stream.push(chunk.channel(c), chunk.frames);
     });
-    const levels = new Map(wanted.map((c) => [c, streams.get(c)!.finish()]));
-    return channels.map((c) => speechRunsOfLevels(arena, levels.get(c)!, options));
+    return new Map(wanted.map((c) => [c, streams.get(c)!.finish()]));
   });
+  // One arena session per channel's runs: WebAssembly memory holds one channel's levels and scratch at a time.
+  return channels.map((c) => withArena((arena) => speechRunsOfLevels(arena, levels.get(c)!, options)));
 }
