@@ -9,8 +9,9 @@
 // sub-format, or `--compat deepeval`, which reads WAVs the way Python's `wave` does) is decoded
 // whole with decodeAudio, so its result and its errors stay exactly today's.
 import { spawnSync } from "node:child_process";
-import { closeSync, fstatSync, mkdtempSync, openSync, readSync, rmSync, statSync, symlinkSync } from "node:fs";
+import { closeSync, fstatSync, mkdtempSync, openSync, readdirSync, readSync, rmSync, statSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
+import { isMainThread } from "node:worker_threads";
 import { join, resolve } from "node:path";
 import type { CompatMode } from "../model/codec.js";
 import { bytesToInt16, NonFiniteSampleError, type SampleEncoding } from "./convert.js";
@@ -52,6 +53,33 @@ const STREAMING_SIZES = new Set([0, 0xffffffff]);
 const MAX_FFMPEG_OUTPUT_BYTES = 4 * 1024 * 1024 * 1024;
 /** Chunks before the data chunk that the decoder reads without any effect on the samples. */
 const INERT_CHUNKS = new Set(["fmt ", "fact", "LIST", "JUNK", "junk", "PAD ", "FLLR", "id3 ", "ID3 "]);
+
+/** Temporary decodes are folders named by this prefix and the process id. */
+const SPILL_PREFIX = "voxmetrics-rec-";
+let spillsWatched = false;
+
+/**
+ * Delete this process's temporary decodes when it exits. A worker stopped at --call-timeout while
+ * ffmpeg decodes never runs its own clean-up; the process's exit (any thread's module registers
+ * this once) still removes what it left.
+ */
+function watchSpills(): void {
+  if (spillsWatched) return;
+  spillsWatched = true;
+  process.once("exit", () => {
+    const root = tmpdir();
+    let names: string[] = [];
+    try {
+      names = readdirSync(root);
+    } catch {
+      return;
+    }
+    for (const name of names) if (name.startsWith(`${SPILL_PREFIX}${process.pid}-`)) rmSync(join(root, name), { recursive: true, force: true });
+  });
+}
+
+// The main thread watches from the start: the workers that decode may be stopped before they clean up.
+if (isMainThread) watchSpills();
 
 /** Where a plain PCM/float WAV keeps its samples. */
 export interface WavLayout {
@@ -365,7 +393,8 @@ function decodeThroughFfmpeg(
   if (declaredTooLong) fail(DECODE_MESSAGES.notDecodable, `${what}; the WAV header declares ${declaredTooLong}`, name, "LIMIT_EXCEEDED");
   const budget = decodeBudgetSeconds(declaredSeconds, limits);
 
-  const dir = mkdtempSync(join(tmpdir(), "voxmetrics-rec-"));
+  const dir = mkdtempSync(join(tmpdir(), `${SPILL_PREFIX}${process.pid}-`));
+  watchSpills();
   const cleanUp = () => rmSync(dir, { recursive: true, force: true });
   let fd = -1;
   try {

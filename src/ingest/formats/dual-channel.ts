@@ -1,5 +1,6 @@
 // Dual-channel call recordings (formats.md F5): speech activity per channel becomes turns with start times on the call clock; one call per recording.
-import { readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
+import { getHeapStatistics } from "node:v8";
 import { basename, dirname, join } from "node:path";
 import { standardsSampleRateProblem } from "../../analysis/acoustics.js";
 import { segmentsFromRuns, speechRunOptions } from "../../analysis/acoustics-activity.js";
@@ -92,9 +93,23 @@ interface Sidecar {
   transcript?: Array<{ role: Role; start: number; end: number; text: string }>;
 }
 
+/**
+ * Heap a sidecar may take per byte of its JSON text: the text itself, then its objects (about twice
+ * the text for transcript segments). A sidecar needing more than the worker has left is refused
+ * before it is read: JSON.parse cannot be stopped at the heap limit, and overrunning it there ends
+ * the whole process, not just the worker.
+ */
+const SIDECAR_HEAP_PER_BYTE = 4;
+
 function readSidecar(recording: string): Sidecar | null {
   const path = join(dirname(recording), basename(recording).replace(/\.[^.]+$/, "") + ".json");
   if (!isFile(path)) return null;
+  const size = statSync(path).size;
+  const { heap_size_limit: limit, used_heap_size: used } = getHeapStatistics();
+  if (size * SIDECAR_HEAP_PER_BYTE > limit - used) {
+    const mb = (n: number) => `${(n / 2 ** 20).toFixed(1)} MB`;
+    throw new VoxError("LIMIT_EXCEEDED", `the sidecar JSON is ${mb(size)}; reading it needs about ${mb(size * SIDECAR_HEAP_PER_BYTE)} of heap, more than the ${mb(limit - used)} this worker has left (--worker-heap-mb)`, { file: displayPathOf(path) });
+  }
   let value: unknown;
   try {
     value = JSON.parse(readFileSync(path, "utf8"));
