@@ -21,6 +21,7 @@ import { findFfmpeg } from "./ffmpeg.js";
 import { channelsProblem, decodeBudgetSeconds, durationProblem, formatSeconds, readDeclaredWav, resolveAudioLimits, sampleRateProblem, type AudioLimits } from "./limits.js";
 import { memoryPcmSource, type PcmChunk, type PcmSource } from "./pcm-source.js";
 import { isWaveFile, sniffAudio } from "./sniff.js";
+import { readCompatWav } from "./wav-compat.js";
 import type { DecodedAudio } from "./types.js";
 
 /** Options of openRecordingReader: as decodeAudio's, for a file on disk. */
@@ -349,6 +350,49 @@ export function openRecordingReader(path: string, options: RecordingReaderOption
     checkDecodedSize(layout.channels, layout.sampleRate, layout.frames, limits, name);
     handedOver = true;
     return new FileWavReader(fd, layout, `wav/${layout.encoding}`, name, chunkFrames);
+  } finally {
+    if (!handedOver) closeSync(fd);
+  }
+}
+
+/**
+ * Open a 16-bit PCM WAV the way `--compat deepeval` reads it (Python's `wave`: the data chunk's
+ * whole frames, bounded by the RIFF chunk and the file) for reading in place. The header walk is
+ * made on the file's first megabyte with the decoder's own parser; a file it cannot read there
+ * whole, or whose samples decodeAudio would refuse, is decoded whole by decodeAudio instead (so
+ * its error is decodeAudio's).
+ */
+export function openCompatRecordingReader(path: string, options: Omit<RecordingReaderOptions, "compat"> = {}): RecordingReader {
+  const limits = resolveAudioLimits(options.limits);
+  const name = options.name;
+  const chunkFrames = Math.max(1, Math.floor(options.chunkFrames ?? DEFAULT_CHUNK_FRAMES));
+  const whole = () => memoryRecordingReader(decodeAudio(readWhole(path), { compat: "deepeval", name, limits }), chunkFrames);
+  const fd = openSync(path, "r");
+  let handedOver = false;
+  try {
+    const fileSize = fstatSync(fd).size;
+    if (fileSize < 12) return whole();
+    checkDeclaredHeader(fd, fileSize, limits, name);
+    const head = headOf(fd, fileSize);
+    let wav;
+    try {
+      wav = readCompatWav(head);
+    } catch {
+      return whole();
+    }
+    const frameSize = wav.channels * wav.sampleWidth;
+    if (wav.sampleWidth !== 2 || wav.sampleRate === 0 || wav.data.length === 0) return whole();
+    const hv = new DataView(head.buffer, head.byteOffset, head.byteLength);
+    const start = wav.data.byteOffset - head.byteOffset;
+    const declared = hv.getUint32(start - 4, true);
+    const riffEnd = 8 + hv.getUint32(4, true);
+    // Python's chunk reads stop at the data chunk's whole frames, the RIFF chunk's end and the file's end.
+    const present = Math.max(0, Math.min(start + Math.floor(declared / frameSize) * frameSize, riffEnd, fileSize) - start);
+    const frames = Math.floor(present / 2 / wav.channels);
+    if (present % 2 !== 0 || frames === 0) return whole();
+    checkDecodedSize(wav.channels, wav.sampleRate, frames, limits, name);
+    handedOver = true;
+    return new FileWavReader(fd, { channels: wav.channels, sampleRate: wav.sampleRate, encoding: "pcm16", dataStart: start, frames, frameBytes: frameSize, warnings: [] }, "wav/pcm16", name, chunkFrames);
   } finally {
     if (!handedOver) closeSync(fd);
   }
