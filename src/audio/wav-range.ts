@@ -348,8 +348,18 @@ export function openRecordingReader(path: string, options: RecordingReaderOption
     }
     const { layout } = found;
     checkDecodedSize(layout.channels, layout.sampleRate, layout.frames, limits, name);
+    const reader = new FileWavReader(fd, layout, `wav/${layout.encoding}`, name, chunkFrames);
     handedOver = true;
-    return new FileWavReader(fd, layout, `wav/${layout.encoding}`, name, chunkFrames);
+    if (layout.encoding === "float32" || layout.encoding === "float64") {
+      // decodeAudio refuses a float WAV holding NaN or ±Inf anywhere before anything else happens: one pass finds it here too.
+      try {
+        for (const chunk of reader.chunks()) void chunk;
+      } catch (e) {
+        reader.dispose();
+        throw e;
+      }
+    }
+    return reader;
   } finally {
     if (!handedOver) closeSync(fd);
   }

@@ -130,6 +130,23 @@ describe("dual-channel recordings streamed from disk ≡ decoded whole", () => {
     expectSameAsWhole(floats, 3);
   });
 
+  it("a float recording holding a NaN is refused with decodeAudio's error before anything else is read (a broken sidecar beside it too)", () => {
+    const rate = 16000;
+    const ch = conversation(rate, 10, 41);
+    ch[1][5 * rate + 17] = Number.NaN;
+    const path = join(tmp, "call-nan.wav");
+    writeFileSync(path, encoded(ch, rate, "float32"));
+    writeFileSync(join(tmp, "call-nan.json"), "{ not json");
+    let want = "";
+    try {
+      loadDualChannelWhole(path);
+    } catch (e) {
+      want = (e as Error).message;
+    }
+    expect(want).toMatch(/non-finite value/);
+    expect(() => loadDualChannel(path)).toThrow(want.replace(path, "call-nan.wav").slice(want.indexOf(":") + 2));
+  });
+
   it("a clip read after the call was disposed is read again from the file", () => {
     const rate = 8000;
     const path = join(tmp, "call-dispose.wav");
