@@ -12,3 +12,7 @@ export * from "./kernels/fingerprint";
 export * from "./kernels/interleaved";
 export * from "./kernels/locate";
 export * from "./kernels/integrity";
+// parity (issue 11): deepeval's parity kernels fed incrementally (state block, carried frames, loop windows confirmed in a second reading)
+export * from "./kernels/parity-stream";
+// parity (issue 11): the voxmetrics profile's integrity kernels fed incrementally (block levels, zero runs, WADA sums)
+export * from "./kernels/integrity-stream";

@@ -10,7 +10,9 @@ import { spawnSync } from "node:child_process";
 import { closeSync, existsSync, openSync, readFileSync, readSync, statSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { analyzeAcoustics, createLoudnessMeter, type LoudnessBlock } from "../src/analysis/acoustics.js";
+import { analyzeAcoustics, createLoudnessMeter, type AcousticsBlock, type LoudnessBlock } from "../src/analysis/acoustics.js";
+import { measureStandardsStream } from "../src/analysis/acoustics-stream.js";
+import type { PcmChunk, PcmSource } from "../src/audio/pcm-source.js";
 import { decodeAudio } from "../src/audio/decode.js";
 import { pcmCopyStats } from "../src/dsp/wasm.js";
 import { Audio } from "../src/model/audio.js";
@@ -88,6 +90,32 @@ function streamInt16Mono(path: string, consume: (chunk: Float32Array, at: number
   }
 }
 
+/** The canonical 16-bit mono WAV as a PcmSource read from the file in 64 Ki-frame chunks (each reading opens the file again). */
+function wavFileSource(path: string): PcmSource {
+  const frames = (statSync(path).size - WAV_HEADER_BYTES) >> 1;
+  return {
+    sampleRate: SAMPLE_RATE,
+    channels: 1,
+    format: "wav/pcm16",
+    frames,
+    warnings: [],
+    *chunks(maxFrames = 65536): Iterable<PcmChunk> {
+      const fd = openSync(path, "r");
+      const bytes = Buffer.alloc(maxFrames * 2);
+      try {
+        for (let position = WAV_HEADER_BYTES; ; ) {
+          const got = readSync(fd, bytes, 0, bytes.length, position);
+          if (got < 2) break;
+          yield { frames: got >> 1, samples: new Int16Array(bytes.buffer, bytes.byteOffset, got >> 1) };
+          position += got;
+        }
+      } finally {
+        closeSync(fd);
+      }
+    },
+  };
+}
+
 /** Read + decode + streaming loudness, integrated + LRA + true peak. */
 function measureLoudnessFromFile(path: string): LoudnessBlock {
   const meter = createLoudnessMeter(1, SAMPLE_RATE);
@@ -132,6 +160,11 @@ export interface AcousticsBenchResult {
   loudnessSpeedupVsFfmpeg: number | null;
   oursStandardsSetS: number;
   standardsSetRealtimeFactor: number;
+  /** The same set read from the file chunk by chunk (measureStandardsStream, two passes), in the same run. */
+  streamingStandardsSetS: number;
+  streamingRealtimeFactor: number;
+  /** Whether the streaming result equals the whole-clip one (every field). */
+  streamingEqualsWholeClip: boolean;
   loudness: LoudnessBlock;
   /** PCM copies into wasm per clip sample when scoring with / without --acoustics. */
   pcmCopies: { acoustics: number; parityOnly: number };
@@ -143,13 +176,16 @@ export async function benchAcoustics(): Promise<AcousticsBenchResult> {
   const { path, source } = hourWav();
   const pcm = new Float32Array(SAMPLE_RATE * DURATION_S);
   let loudness = measureLoudnessFromFile(path);
-  analyzeAcoustics([decodeInto(path, pcm)], SAMPLE_RATE);
-  const ours: number[] = [], ffmpeg: number[] = [], whole: number[] = [];
+  const wholeBlock: AcousticsBlock = analyzeAcoustics([decodeInto(path, pcm)], SAMPLE_RATE);
+  let streamBlock = measureStandardsStream(wavFileSource(path), {}, { set: "standards", perChannel: false }).acoustics;
+  const ours: number[] = [], ffmpeg: number[] = [], whole: number[] = [], streaming: number[] = [];
   for (let r = 0; r < REPEATS; r++) {
     if (FFMPEG) ffmpeg.push(time(() => spawnSync(FFMPEG!, ["-nostats", "-hide_banner", "-i", path, "-af", "ebur128=peak=true", "-f", "null", "-"], { stdio: "ignore" })));
     ours.push(time(() => { loudness = measureLoudnessFromFile(path); }));
     whole.push(time(() => { analyzeAcoustics([decodeInto(path, pcm)], SAMPLE_RATE); }));
+    streaming.push(time(() => { streamBlock = measureStandardsStream(wavFileSource(path), {}, { set: "standards", perChannel: false }).acoustics; }));
   }
+  const streamingS = median(streaming);
   const ffmpegS = FFMPEG ? median(ffmpeg) : null;
   const oursS = median(ours), wholeS = median(whole);
   const result: AcousticsBenchResult = {
@@ -159,6 +195,9 @@ export async function benchAcoustics(): Promise<AcousticsBenchResult> {
     loudnessSpeedupVsFfmpeg: ffmpegS === null ? null : ffmpegS / oursS,
     oursStandardsSetS: wholeS,
     standardsSetRealtimeFactor: DURATION_S / wholeS,
+    streamingStandardsSetS: streamingS,
+    streamingRealtimeFactor: DURATION_S / streamingS,
+    streamingEqualsWholeClip: JSON.stringify(streamBlock) === JSON.stringify(wholeBlock),
     loudness,
     pcmCopies: copiesPerClipSample(),
     ...(FFMPEG ? {} : { ffmpegNote: "ffmpeg not found (PATH or $FFMPEG_PATH): no ffmpeg comparison" }),
@@ -169,6 +208,7 @@ export async function benchAcoustics(): Promise<AcousticsBenchResult> {
       ? `loudness + LRA + true peak: ours ${oursS.toFixed(2)} s; ${result.ffmpegNote}`
       : `loudness + LRA + true peak: ours ${oursS.toFixed(2)} s vs ffmpeg ebur128=peak=true ${ffmpegS.toFixed(2)} s → ${result.loudnessSpeedupVsFfmpeg!.toFixed(1)}× faster (target ≥ 3×)`,
     `whole standards set: ${wholeS.toFixed(2)} s → ${result.standardsSetRealtimeFactor.toFixed(0)}× real time on one core (target ≥ 1000×)`,
+    `streaming standards set (file read chunk by chunk, two passes): ${streamingS.toFixed(2)} s → ${result.streamingRealtimeFactor.toFixed(0)}× real time; equal to the whole-clip result: ${result.streamingEqualsWholeClip}`,
     `PCM copies into WebAssembly memory per clip sample when scoring: ${result.pcmCopies.acoustics} with --acoustics, ${result.pcmCopies.parityOnly} without`,
   ];
   process.stdout.write(`${lines.join("\n")}\n`);

@@ -8,8 +8,10 @@ import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { analyzeParity } from "../src/analysis/parity.js";
+import { analyzeParity, assembleParityMeasurements } from "../src/analysis/parity.js";
 import { decodeAudio, downmixTruncating } from "../src/audio/index.js";
+import { memoryPcmSource } from "../src/audio/pcm-source.js";
+import { measureParityStream } from "../src/dsp/parity-stream.js";
 import { seededRandom } from "../test/helpers/random.js";
 
 /** deepeval python-v4.1.10 analyze_audio throughput (× realtime) measured on these files. */
@@ -30,6 +32,8 @@ export interface ParityBenchRow {
   audioSeconds: number;
   /** Median seconds of audio analysed per second of compute. */
   realtimeFactor: number;
+  /** The same through measureParityStream over the clip in memory (chunks of the source's default size). */
+  streamRealtimeFactor: number;
   /** The same with the WAV decode (bytes → int16 mono mix) included, for clips read from files. */
   withDecodeFactor: number | null;
   /** realtimeFactor / deepeval's, when deepeval's figure for the file is known. */
@@ -182,6 +186,8 @@ export async function benchParity(): Promise<ParityBenchResult> {
   const rows: ParityBenchRow[] = [];
   for (const clip of [...sim, ...extra]) {
     const realtimeFactor = measureRealtimeFactor(clip, () => analyzeParity(clip.pcm, clip.sampleRate));
+    const mono = { sampleRate: clip.sampleRate, channels: 1, frames: clip.pcm.length, samples: clip.pcm, format: "bench/int16", warnings: [] };
+    const streamRealtimeFactor = measureRealtimeFactor(clip, () => assembleParityMeasurements(measureParityStream(memoryPcmSource(mono))));
     const bytes = clip.bytes;
     const withDecodeFactor = bytes
       ? measureRealtimeFactor(clip, () => {
@@ -195,6 +201,7 @@ export async function benchParity(): Promise<ParityBenchResult> {
       sampleRate: clip.sampleRate,
       audioSeconds: clip.pcm.length / clip.sampleRate,
       realtimeFactor,
+      streamRealtimeFactor,
       withDecodeFactor,
       vsDeepeval: deepeval ? realtimeFactor / deepeval : null,
     });
@@ -205,13 +212,13 @@ export async function benchParity(): Promise<ParityBenchResult> {
   const deepevalSimOverall = simRows.length ? simAudio / simCompute : null;
 
   const lines = [
-    `analyzeParity, single thread, median of ${RUNS} runs (goal ≥ ${formatFactor(GOAL_REALTIME)} realtime = 100 × deepeval)`,
-    `${"clip".padEnd(44)} ${"rate".padStart(6)} ${"audio s".padStart(9)} ${"× realtime".padStart(12)} ${"+ WAV decode".padStart(13)} ${"vs deepeval".padStart(12)}`,
+    `analyzeParity, single thread, median of ${RUNS} runs (goal ≥ ${formatFactor(GOAL_REALTIME)} realtime = 100 × deepeval); streamed = measureParityStream over the clip in memory`,
+    `${"clip".padEnd(44)} ${"rate".padStart(6)} ${"audio s".padStart(9)} ${"× realtime".padStart(12)} ${"+ WAV decode".padStart(13)} ${"vs deepeval".padStart(12)} ${"streamed".padStart(10)}`,
     ...rows.map(
       (r) =>
         `${basename(r.name).padEnd(44)} ${String(r.sampleRate).padStart(6)} ${r.audioSeconds.toFixed(2).padStart(9)} ` +
         `${formatFactor(r.realtimeFactor).padStart(12)} ${(r.withDecodeFactor === null ? "" : formatFactor(r.withDecodeFactor)).padStart(13)} ` +
-        `${(r.vsDeepeval === null ? "" : `${r.vsDeepeval.toFixed(0)}× faster`).padStart(12)}`,
+        `${(r.vsDeepeval === null ? "" : `${r.vsDeepeval.toFixed(0)}× faster`).padStart(12)} ${formatFactor(r.streamRealtimeFactor).padStart(10)}`,
     ),
   ];
   if (deepevalSimOverall !== null) lines.push(`${"deepeval-sim overall (time-weighted)".padEnd(61)} ${formatFactor(deepevalSimOverall).padStart(12)}`);

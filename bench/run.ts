@@ -1,12 +1,14 @@
 // `npm run bench`: runs every benchmark (or those named on the command line) in one process and prints their ratios.
 const SUITES: Record<string, () => Promise<unknown>> = {
   parity: async () => (await import("./parity.js")).benchParity(),
+  "parity-memory": async () => (await import("./parity-memory.js")).benchParityMemory(),
   acoustics: async () => (await import("./acoustics.js")).benchAcoustics(),
   archive: async () => (await import("./archive.js")).benchArchive(),
   live: async () => (await import("./live.js")).benchLive(),
   report: async () => (await import("./report.js")).benchReport(),
   queue: async () => (await import("./queue.js")).benchQueue(),
   profile: async () => (await import("./profile.js")).benchProfile(),
+  long: async () => (await import("./long.js")).benchLong(),
   "long-score": async () => (await import("./long-score.js")).benchLongScore(),
 };
 

@@ -12,16 +12,22 @@ export { DecodeError } from "./audio/errors.js";
 export type { DecodedAudio } from "./audio/types.js";
 export { writeWavPcm16 } from "./audio/wav-writer.js";
 export { DEFAULT_AUDIO_LIMITS, resolveAudioLimits, type AudioLimits } from "./audio/limits.js";
+export { openPcmSource, type FilePcmSource, type OpenSourceOptions } from "./audio/open-source.js";
+export { collectPcmSource, memoryPcmSource, type PcmChunk, type PcmSource } from "./audio/pcm-source.js";
 
 // Measurements: deepeval's parity set, the standards set, overlap between two parties.
 export { analyzeAcoustics, analyzeLoudness, createLoudnessMeter, type AcousticsBlock, type AcousticsLoudnessMeter, type LoudnessBlock } from "./analysis/acoustics.js";
 export { DEFAULT_ACOUSTICS_OPTIONS, resolveAcousticsOptions, type AcousticsOptions } from "./analysis/acoustics-options.js";
 // The standards set and speech runs read from a PcmSource chunk by chunk (bounded memory).
 export { speechRunsStream } from "./dsp/channel-stream.js";
+export { measureStandardsStream, type StandardsStreamRequest, type StandardsStreamResult } from "./analysis/acoustics-stream.js";
 export type { SpeechRunOptions } from "./dsp/channel-kernels.js";
 export { CallAnalysis, type CallAnalysisOptions, type ClipAnalysis, type LoadedCall } from "./analysis/call.js";
 export { measureOverlap, type OverlapStats } from "./analysis/overlap.js";
 export { analyzeParity } from "./analysis/parity.js";
+// parity (issue 11): deepeval's parity set over a PcmSource, chunk by chunk.
+export { measureParityStream, type ParityStreamOptions } from "./dsp/parity-stream.js";
+export type { ParityFrames } from "./dsp/parity.js";
 export { isMeasurementError, type ClipMeasurements, type MeasurementError, type ParityMeasurements } from "./analysis/types.js";
 export { DEFAULT_INTEGRITY_OPTIONS, resolveIntegrityOptions, type IntegrityBlock, type IntegrityOptions } from "./analysis/integrity.js";
 

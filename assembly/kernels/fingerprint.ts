@@ -65,6 +65,11 @@ export function hashI16(ptr: usize, len: i32): u64 {
   return h;
 }
 
+/** Whether the window of `width` int16 samples at `window` takes part in loop detection: RMS ≥ 300 (§3.7 step 2). */
+export function loudWindowI16(window: usize, width: i32): bool {
+  return rmsI16(window, width) >= SILENCE_RMS;
+}
+
 /**
  * Windows of `width` samples at 0, width, 2·width, … (full windows only) whose RMS is ≥ 300: writes
  * each one's first sample index (i32) at `outStart` and its hash (u64) at `outHash`; returns how
@@ -77,7 +82,7 @@ export function loopFingerprintsI16(ptr: usize, len: i32, width: i32, outStart: 
   for (let k = 0; k < windows; k++) {
     const start = k * width;
     const window = ptr + (<usize>start << 1);
-    if (rmsI16(window, width) < SILENCE_RMS) continue;
+    if (!loudWindowI16(window, width)) continue;
     store<i32>(outStart + (<usize>count << 2), start);
     store<u64>(outHash + (<usize>count << 3), hashI16(window, width));
     count++;
@@ -103,7 +108,7 @@ export function loopTableBytes(count: i32): i32 {
 }
 
 /** Whether the `width` int16 samples at `a` and at `b` are identical. */
-function equalWindowsI16(a: usize, b: usize, width: i32): bool {
+export function equalWindowsI16(a: usize, b: usize, width: i32): bool {
   let i = 0;
   for (; i + 8 <= width; i += 8) {
     const at = <usize>i << 1;

@@ -4,9 +4,15 @@ import { OK, BAD_ARGUMENT } from "../../src/dsp/kernel-status";
 /** Energy floor of a level in dB, so digital silence reads −200 dB rather than −∞. */
 const ENERGY_FLOOR: f64 = 1e-20;
 /** Multiplier of the polynomial rolling hash of quantised samples (an odd 32-bit constant). */
-const HASH_BASE: i32 = 0x01000193;
+export const INTEGRITY_HASH_BASE: i32 = 0x01000193;
 /** Fibonacci hashing constant that spreads a rolling hash over the table's slots. */
-const SLOT_MIX: u32 = 0x9e3779b1;
+export const INTEGRITY_SLOT_MIX: u32 = 0x9e3779b1;
+
+/** Mean-square level (dB re full scale², floored at −200 dB) of `len` samples whose squares sum to `e`; −200 dB when len ≤ 0. */
+export function integrityLevelDb(e: f64, len: i32): f64 {
+  if (len <= 0) return 10 * Math.log10(ENERGY_FLOOR);
+  return 10 * Math.log10(e / <f64>len + ENERGY_FLOOR);
+}
 
 /** Blocks of `blockLength` samples (the last one partial) in `n` samples. */
 export function integrityBlockCount(n: i32, blockLength: i32): i32 {
@@ -26,20 +32,19 @@ export function integrityBlockLevels(input: usize, n: i32, blockLength: i32, out
       const x = <f64>load<f32>(input + (<usize>i << 2));
       e += x * x;
     }
-    store<f32>(out + (<usize>b << 2), <f32>(10 * Math.log10(e / <f64>(end - start) + ENERGY_FLOOR)));
+    store<f32>(out + (<usize>b << 2), <f32>integrityLevelDb(e, end - start));
   }
   return blocks;
 }
 
 /** Mean-square level (dB) of samples [start, end), floored; −200 dB for an empty range. */
 @inline function rangeLevelDb(input: usize, start: i32, end: i32): f64 {
-  if (end <= start) return 10 * Math.log10(ENERGY_FLOOR);
   let e: f64 = 0;
   for (let i = start; i < end; i++) {
     const x = <f64>load<f32>(input + (<usize>i << 2));
     e += x * x;
   }
-  return 10 * Math.log10(e / <f64>(end - start) + ENERGY_FLOOR);
+  return integrityLevelDb(e, end - start);
 }
 
 /**
@@ -92,14 +97,14 @@ export function integrityWadaSums(input: usize, n: i32, ranges: usize, rangeCoun
 }
 
 /** Quantised sample: floor(x · scale). */
-@inline function quantize(input: usize, i: i32, scale: f32): i32 {
+@inline export function integrityQuantize(input: usize, i: i32, scale: f32): i32 {
   return <i32>Mathf.floor(load<f32>(input + (<usize>i << 2)) * scale);
 }
 
 /** B^k with 32-bit wrap-around. */
-function hashPower(k: i32): i32 {
+export function integrityHashPower(k: i32): i32 {
   let p: i32 = 1;
-  for (let i = 0; i < k; i++) p = p * HASH_BASE;
+  for (let i = 0; i < k; i++) p = p * INTEGRITY_HASH_BASE;
   return p;
 }
 
@@ -108,7 +113,7 @@ function hashPower(k: i32): i32 {
  * blocks match while Σ(x[i] − x[i−lag])² ≤ `matchRatio` · Σx[i]² (blocks of digital silence on
  * both sides match too).
  */
-function matchLength(input: usize, n: i32, start: i32, lag: i32, blockLength: i32, matchRatio: f64): i32 {
+export function integrityMatchLength(input: usize, n: i32, start: i32, lag: i32, blockLength: i32, matchRatio: f64): i32 {
   let b = start;
   while (b + blockLength <= n) {
     let e: f64 = 0, d: f64 = 0;
@@ -125,7 +130,7 @@ function matchLength(input: usize, n: i32, start: i32, lag: i32, blockLength: i3
 }
 
 /** Where a match at `lag` found at `start` begins: whole blocks before `start` (at most `lag` samples back, never before `floor`) that match too. */
-function matchStart(input: usize, start: i32, lag: i32, floor: i32, blockLength: i32, matchRatio: f64): i32 {
+export function integrityMatchStart(input: usize, start: i32, lag: i32, floor: i32, blockLength: i32, matchRatio: f64): i32 {
   let b = start;
   while (b - blockLength >= max(lag, floor) && start - (b - blockLength) <= lag) {
     let e: f64 = 0, d: f64 = 0;
@@ -167,25 +172,25 @@ export function integrityRepeatScan(
     store<i32>(table + (<usize>(2 * s + 1) << 2), -1);
   }
   if (n < window) return 0;
-  const top = hashPower(window - 1);
+  const top = integrityHashPower(window - 1);
   let h: i32 = 0, mass: i32 = 0;
   for (let j = 0; j < window; j++) {
-    const q = quantize(input, j, scale);
-    h = h * HASH_BASE + q;
+    const q = integrityQuantize(input, j, scale);
+    h = h * INTEGRITY_HASH_BASE + q;
     mass += abs(q);
   }
   let count = 0;
   let skipUntil = 0, lastEnd = 0;
   for (let p = 0; ; p++) {
     if (mass >= gate) {
-      const slot = <i32>((<u32>h * SLOT_MIX) >>> (32 - tableBits));
+      const slot = <i32>((<u32>h * INTEGRITY_SLOT_MIX) >>> (32 - tableBits));
       const at = table + (<usize>(2 * slot) << 2);
       const prev = load<i32>(at + 4);
       if (p >= skipUntil && prev >= 0 && load<i32>(at) == h && count < capacity) {
         const lag = p - prev;
         if (lag >= minLag && lag <= maxLag) {
-          const forward = matchLength(input, n, p, lag, blockLength, matchRatio);
-          const start = matchStart(input, p, lag, lastEnd, blockLength, matchRatio);
+          const forward = integrityMatchLength(input, n, p, lag, blockLength, matchRatio);
+          const start = integrityMatchStart(input, p, lag, lastEnd, blockLength, matchRatio);
           const run = p + forward - start;
           if (<f64>run >= minRunFraction * <f64>lag) {
             const o = out + (<usize>(3 * count) << 2);
@@ -203,9 +208,9 @@ export function integrityRepeatScan(
       store<i32>(at + 4, p);
     }
     if (p + window >= n) break;
-    const qOut = quantize(input, p, scale);
-    const qIn = quantize(input, p + window, scale);
-    h = (h - qOut * top) * HASH_BASE + qIn;
+    const qOut = integrityQuantize(input, p, scale);
+    const qIn = integrityQuantize(input, p + window, scale);
+    h = (h - qOut * top) * INTEGRITY_HASH_BASE + qIn;
     mass += abs(qIn) - abs(qOut);
   }
   return count;

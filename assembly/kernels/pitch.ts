@@ -51,25 +51,38 @@ export function pitchScratchBytes(): i32 {
   return <i32>SCRATCH_BYTES;
 }
 
+/** Width in samples of the 40 ms pitch frame at `sampleRate`: max(1, floor(sr·40/1000)). */
+export function pitchFrameWidth(sampleRate: i32): i32 {
+  return <i32>max<i64>(1, (<i64>sampleRate * PITCH_FRAME_MS) / 1000);
+}
+
 /**
  * Pitch of every 40 ms frame of §3.6, written as f64 Hz at `outPitch` (0.0 = no pitch); returns
  * the frame count (or BAD_ARGUMENT). `scratch` holds pitchScratchBytes() bytes.
  */
 export function pitchFramesI16(ptr: usize, len: i32, sampleRate: i32, scratch: usize, outPitch: usize): i32 {
   if (len < 0 || sampleRate < 1 || (scratch & 15) != 0) return BAD_ARGUMENT;
-  const width = <i32>max<i64>(1, (<i64>sampleRate * PITCH_FRAME_MS) / 1000);
-  const step = max(1, sampleRate / DECIMATED_RATE_HZ);
-  const rate = <f64>sampleRate / <f64>step;
-  const minLag = max(1, <i32>(rate / MAX_PITCH_HZ));
-  const rateMaxLag = <i32>(rate / MIN_PITCH_HZ);
+  const width = pitchFrameWidth(sampleRate);
   const frames = frameCount(len, width);
   for (let k = 0; k < frames; k++) {
     const start = k * width;
     const frameLen = min(width, len - start);
-    const pitchHz = framePitch(ptr + (<usize>start << 1), frameLen, step, rate, minLag, rateMaxLag, scratch);
-    store<f64>(outPitch + (<usize>k << 3), pitchHz);
+    store<f64>(outPitch + (<usize>k << 3), pitchFrameI16(ptr + (<usize>start << 1), frameLen, sampleRate, scratch));
   }
   return frames;
+}
+
+/**
+ * Pitch in Hz (0.0 = none) of the one 40 ms frame of `len` int16 samples at `frame` (a last
+ * partial frame included), at `sampleRate`: the step of pitchFramesI16 and of the streaming path.
+ * `scratch` holds pitchScratchBytes() bytes, 16-byte aligned.
+ */
+export function pitchFrameI16(frame: usize, len: i32, sampleRate: i32, scratch: usize): f64 {
+  const step = max(1, sampleRate / DECIMATED_RATE_HZ);
+  const rate = <f64>sampleRate / <f64>step;
+  const minLag = max(1, <i32>(rate / MAX_PITCH_HZ));
+  const rateMaxLag = <i32>(rate / MIN_PITCH_HZ);
+  return framePitch(frame, len, step, rate, minLag, rateMaxLag, scratch);
 }
 
 function framePitch(frame: usize, len: i32, step: i32, rate: f64, minLag: i32, rateMaxLag: i32, scratch: usize): f64 {

@@ -35,47 +35,90 @@ export interface PitchStats {
 
 export const NULL_PITCH: PitchStats = Object.freeze({ mean_hz: null, median_hz: null, std_semitones: null, range_semitones: null, voiced_fraction: null });
 
-/** The `pitch` block of a channel's speech (`speech` non-empty), from the pitch options. */
-export function measurePitch(ch: ChannelKernels, speech: Segment[], o: AcousticsOptions): PitchStats {
-  const track = trackPitch(ch, speech, o);
-  return summarizePitch(track.f0Hz, track.speechFrames);
+/** The YIN frames of the F0 track: on the signal decimated by `factor` after a low pass at `cutoffHz`. */
+export interface PitchPlan {
+  cutoffHz: number;
+  factor: number;
+  /** Rate of the decimated signal (Hz). */
+  rate: number;
+  window: number;
+  tauMin: number;
+  tauMax: number;
+  threshold: number;
+  /** Frame starts (decimated samples) of the hop-grid frames centred inside speech. */
+  starts: Int32Array;
 }
 
-/** F0 (Hz) of the voiced frames among the hop grid frames centred inside `speech`, and the frames examined. */
-function trackPitch(ch: ChannelKernels, speech: Segment[], o: AcousticsOptions): { f0Hz: number[]; speechFrames: number } {
-  const rate = ch.decimateForPitch(pitchCutoffHz(o.pitchMaxHz, ch.sampleRate), pitchDecimation(ch.sampleRate));
+/** The F0 track's frames for a channel of `length` samples at `sampleRate` Hz and its speech segments. */
+export function planPitch(length: number, sampleRate: number, speech: Segment[], o: AcousticsOptions): PitchPlan {
+  const factor = pitchDecimation(sampleRate);
+  const rate = sampleRate / factor;
   const window = Math.round(o.pitchWindowS * rate);
   const tauMin = Math.max(2, Math.floor(rate / o.pitchMaxHz));
   const tauMax = Math.ceil(rate / o.pitchMinHz);
   const span = window + tauMax;
-  const starts: number[] = [];
-  const durationS = ch.length / ch.sampleRate;
+  // Starts go straight into a typed array (4 bytes per 10 ms of speech on long recordings).
+  let starts = new Int32Array(1024);
+  let count = 0;
+  const durationS = length / sampleRate;
   for (let t = 0; t + span / rate <= durationS; t += o.pitchHopS) {
-    if (insideSegments(speech, t + span / (2 * rate))) starts.push(Math.round(t * rate));
+    if (insideSegments(speech, t + span / (2 * rate))) {
+      if (count === starts.length) {
+        const grown = new Int32Array(2 * count);
+        grown.set(starts);
+        starts = grown;
+      }
+      starts[count++] = Math.round(t * rate);
+    }
   }
-  if (!starts.length) return { f0Hz: [], speechFrames: 0 };
-  const { period, aperiodicity } = ch.yin(Int32Array.from(starts), window, tauMin, tauMax, o.pitchThreshold);
-  const f0Hz: number[] = [];
-  for (let i = 0; i < starts.length; i++) {
-    if (period[i] > 0 && aperiodicity[i] <= o.pitchVoicedMaxAperiodicity) f0Hz.push(rate / period[i]);
-  }
-  return { f0Hz, speechFrames: starts.length };
+  return { cutoffHz: pitchCutoffHz(o.pitchMaxHz, sampleRate), factor, rate, window, tauMin, tauMax, threshold: o.pitchThreshold, starts: starts.slice(0, count) };
 }
 
-/** mean, median, SD of 12·log2(f0/median), 12·log2(P95/P5) and voiced / speech frames. */
-function summarizePitch(f0Hz: number[], speechFrames: number): PitchStats {
-  if (f0Hz.length < MIN_VOICED_FRAMES) return { ...NULL_PITCH };
-  const sorted = f0Hz.slice().sort((a, b) => a - b);
+/** The `pitch` block from YIN's period and aperiodicity on the plan's frames. */
+export function finishPitch(plan: PitchPlan, period: Float32Array, aperiodicity: Float32Array, o: AcousticsOptions): PitchStats {
+  const voiced = (i: number) => period[i] > 0 && aperiodicity[i] <= o.pitchVoicedMaxAperiodicity;
+  return summarizePitch({
+    *[Symbol.iterator]() {
+      for (let i = 0; i < plan.starts.length; i++) if (voiced(i)) yield plan.rate / period[i];
+    },
+  }, plan.starts.length);
+}
+
+/** The `pitch` block of a channel's speech (`speech` non-empty), from the pitch options. */
+export function measurePitch(ch: ChannelKernels, speech: Segment[], o: AcousticsOptions): PitchStats {
+  const plan = planPitch(ch.length, ch.sampleRate, speech, o);
+  if (!plan.starts.length) return summarizePitch([], 0);
+  ch.decimateForPitch(plan.cutoffHz, plan.factor);
+  const { period, aperiodicity } = ch.yin(plan.starts, plan.window, plan.tauMin, plan.tauMax, plan.threshold);
+  return finishPitch(plan, period, aperiodicity, o);
+}
+
+/**
+ * mean, median, SD of 12·log2(f0/median), 12·log2(P95/P5) and voiced / speech frames, from the F0
+ * values (Hz) of the voiced frames in frame order, which are iterated three times rather than held
+ * (only their sorted copy is kept).
+ */
+function summarizePitch(f0Hz: Iterable<number>, speechFrames: number): PitchStats {
+  let voiced = 0, sum = 0;
+  for (const f of f0Hz) { sum += f; voiced++; }
+  if (voiced < MIN_VOICED_FRAMES) return { ...NULL_PITCH };
+  const sorted = new Float64Array(voiced);
+  let k = 0;
+  for (const f of f0Hz) sorted[k++] = f;
+  sorted.sort();
   const median = percentile(sorted, 50)!;
-  const mean = f0Hz.reduce((s, f) => s + f, 0) / f0Hz.length;
-  const semitones = f0Hz.map((f) => 12 * Math.log2(f / median));
-  const semitoneMean = semitones.reduce((s, v) => s + v, 0) / semitones.length;
-  const variance = semitones.reduce((s, v) => s + (v - semitoneMean) ** 2, 0) / semitones.length;
+  const mean = sum / voiced;
+  let semitoneSum = 0;
+  for (const f of f0Hz) semitoneSum += 12 * Math.log2(f / median);
+  const semitoneMean = semitoneSum / voiced;
+  let squares = 0;
+  for (const f of f0Hz) squares += (12 * Math.log2(f / median) - semitoneMean) ** 2;
+  const variance = squares / voiced;
   return {
     mean_hz: mean,
     median_hz: median,
     std_semitones: Math.sqrt(variance),
     range_semitones: 12 * Math.log2(percentile(sorted, 95)! / percentile(sorted, 5)!),
-    voiced_fraction: speechFrames > 0 ? f0Hz.length / speechFrames : null,
+    voiced_fraction: speechFrames > 0 ? voiced / speechFrames : null,
   };
 }

@@ -41,23 +41,24 @@ export function classifyBandwidth(edgeHz: number): BandwidthClass {
   return "fullband";
 }
 
-/**
- * Highest frequency (Hz) where the smoothed long-term speech spectrum stays within `floorDb` of the
- * 300–3000 Hz median level; null without speech.
- */
-export function measureBandEdgeHz(ch: ChannelKernels, speech: Segment[], floorDb: number): number | null {
-  const fs = ch.sampleRate;
+/** The spectrum frames of the band-edge measure: FFT size and frame starts (≤ 2000, spread over the speech); null without speech frames. */
+export function planBandEdge(length: number, sampleRate: number, speech: Segment[]): { fftSize: number; starts: Int32Array } | null {
+  const fs = sampleRate;
   let fftSize = 1;
   while (fftSize < SPECTRUM_FRAME_S * fs) fftSize *= 2;
   const starts: number[] = [];
   for (const [s, e] of speech) {
-    for (let at = Math.round(s * fs); at + fftSize <= Math.min(ch.length, Math.round(e * fs)); at += fftSize) starts.push(at);
+    for (let at = Math.round(s * fs); at + fftSize <= Math.min(length, Math.round(e * fs)); at += fftSize) starts.push(at);
   }
   if (!starts.length) return null;
   const stride = Math.max(1, starts.length / MAX_SPECTRUM_FRAMES);
   const chosen = Int32Array.from({ length: Math.min(starts.length, MAX_SPECTRUM_FRAMES) }, (_, i) => starts[Math.floor(i * stride)]);
-  const { power } = ch.spectrum(chosen, fftSize);
-  const binHz = fs / fftSize;
+  return { fftSize, starts: chosen };
+}
+
+/** The band edge (Hz) from the summed power spectra (N/2 + 1 bins) of the planned frames. */
+export function bandEdgeFromPower(power: Float64Array, sampleRate: number, fftSize: number, floorDb: number): number | null {
+  const binHz = sampleRate / fftSize;
   const half = Math.max(1, Math.round(SPECTRUM_SMOOTHING_HZ / binHz));
   const smoothedDb = new Float64Array(power.length);
   for (let k = 0; k < power.length; k++) {
@@ -74,4 +75,15 @@ export function measureBandEdgeHz(ch: ChannelKernels, speech: Segment[], floorDb
   const floor = percentile(reference.sort((a, b) => a - b), 50)! - floorDb;
   for (let k = power.length - 1; k >= 0; k--) if (smoothedDb[k] >= floor) return k * binHz;
   return 0;
+}
+
+/**
+ * Highest frequency (Hz) where the smoothed long-term speech spectrum stays within `floorDb` of the
+ * 300–3000 Hz median level; null without speech.
+ */
+export function measureBandEdgeHz(ch: ChannelKernels, speech: Segment[], floorDb: number): number | null {
+  const plan = planBandEdge(ch.length, ch.sampleRate, speech);
+  if (!plan) return null;
+  const { power } = ch.spectrum(plan.starts, plan.fftSize);
+  return bandEdgeFromPower(power, ch.sampleRate, plan.fftSize, floorDb);
 }

@@ -50,15 +50,43 @@ export interface SyllableResult {
   phonationTimeS: number;
 }
 
-/** Count syllable nuclei of one channel from the syllable options; `speech` are the VAD segments of the same channel. */
-export function countSyllableNuclei(ch: ChannelKernels, speech: Segment[], o: AcousticsOptions): SyllableResult {
+/** The intensity contour's window and step (samples) at `sampleRate`, and the Kaiser shape (§3.2). */
+export function syllableIntensityShape(o: AcousticsOptions, sampleRate: number): { windowLength: number; step: number; beta: number } {
+  return {
+    windowLength: Math.round((WINDOW_PERIODS / o.syllableIntensityFloorHz) * sampleRate),
+    step: Math.round((STEP_PERIODS / o.syllableIntensityFloorHz) * sampleRate),
+    beta: KAISER_BETA,
+  };
+}
+
+/** The YIN frames that check the voicing of syllable candidates: on the signal decimated by `factor` after a low pass at `cutoffHz`. */
+export interface SyllableVoicingPlan {
+  cutoffHz: number;
+  factor: number;
+  window: number;
+  tauMin: number;
+  tauMax: number;
+  threshold: number;
+  /** Frame starts in decimated samples, one per candidate. */
+  starts: Int32Array;
+}
+
+/** Syllable candidates found in the intensity contour, and the voicing frames still to measure (null: none). */
+export interface SyllablePlan {
+  phonationTimeS: number;
+  /** Candidate peak times (s) inside sounding intervals. */
+  candidates: number[];
+  voicing: SyllableVoicingPlan | null;
+}
+
+/** Candidates from the intensity contour of a channel of `sampleRate` Hz and its VAD segments `speech`. */
+export function planSyllables(intensity: Float32Array, speech: Segment[], o: AcousticsOptions, sampleRate: number): SyllablePlan {
   const sounding = mergeSegments(speech, o.syllableMinPauseS);
   const phonationTimeS = totalDuration(sounding);
-  const fs = ch.sampleRate;
-  const windowLength = Math.round((WINDOW_PERIODS / o.syllableIntensityFloorHz) * fs);
-  const step = Math.round((STEP_PERIODS / o.syllableIntensityFloorHz) * fs);
-  const intensity = ch.intensity(windowLength, step, KAISER_BETA);
-  if (intensity.length < 3 || sounding.length === 0) return { nuclei: 0, times: [], phonationTimeS };
+  const fs = sampleRate;
+  const { windowLength, step } = syllableIntensityShape(o, fs);
+  const none: SyllablePlan = { phonationTimeS, candidates: [], voicing: null };
+  if (intensity.length < 3 || sounding.length === 0) return none;
   const sorted = intensity.slice().sort();
   const threshold = Math.max(percentile(sorted, 99)! - o.syllableThresholdBelowPeakDb, sorted[0]);
   const frameTime = (f: number) => (f * step + windowLength / 2) / fs;
@@ -66,14 +94,31 @@ export function countSyllableNuclei(ch: ChannelKernels, speech: Segment[], o: Ac
     .filter((i) => intensity[i] > threshold)
     .map((i) => frameTime(refinePeak(intensity, i)))
     .filter((t) => insideSegments(sounding, t));
-  if (!candidates.length) return { nuclei: 0, times: [], phonationTimeS };
+  if (!candidates.length) return none;
   // Voicing: YIN over a 40 ms frame centred on each peak, floor/ceiling as Praat's To Pitch (ac).
-  const rate = ch.decimateForPitch(pitchCutoffHz(o.syllableVoicingCeilingHz, fs), pitchDecimation(fs));
+  const factor = pitchDecimation(fs);
+  const rate = fs / factor;
   const window = Math.round(VOICING_WINDOW_S * rate);
   const tauMin = Math.max(2, Math.floor(rate / o.syllableVoicingCeilingHz));
   const tauMax = Math.ceil(rate / o.syllableVoicingFloorHz);
   const starts = Int32Array.from(candidates, (t) => Math.round(t * rate - (window + tauMax) / 2));
-  const { aperiodicity } = ch.yin(starts, window, tauMin, tauMax, o.syllableVoicingThreshold);
-  const times = candidates.filter((_, i) => aperiodicity[i] <= o.syllableVoicingThreshold);
+  return { phonationTimeS, candidates, voicing: { cutoffHz: pitchCutoffHz(o.syllableVoicingCeilingHz, fs), factor, window, tauMin, tauMax, threshold: o.syllableVoicingThreshold, starts } };
+}
+
+/** The nuclei: the candidates whose voicing frame's aperiodicity is at most the threshold. */
+export function finishSyllables(plan: SyllablePlan, aperiodicity: Float32Array | null): SyllableResult {
+  const { phonationTimeS, voicing } = plan;
+  if (!voicing || !aperiodicity) return { nuclei: 0, times: [], phonationTimeS };
+  const times = plan.candidates.filter((_, i) => aperiodicity[i] <= voicing.threshold);
   return { nuclei: times.length, times, phonationTimeS };
+}
+
+/** Count syllable nuclei of one channel from the syllable options; `speech` are the VAD segments of the same channel. */
+export function countSyllableNuclei(ch: ChannelKernels, speech: Segment[], o: AcousticsOptions): SyllableResult {
+  const { windowLength, step, beta } = syllableIntensityShape(o, ch.sampleRate);
+  const plan = planSyllables(ch.intensity(windowLength, step, beta), speech, o, ch.sampleRate);
+  const v = plan.voicing;
+  if (!v) return finishSyllables(plan, null);
+  ch.decimateForPitch(v.cutoffHz, v.factor);
+  return finishSyllables(plan, ch.yin(v.starts, v.window, v.tauMin, v.tauMax, v.threshold).aperiodicity);
 }

@@ -4,15 +4,15 @@
 // other measures run on one signal, by default the per-sample mean of the channels (`mixdown`), or
 // the first channel. Dual-channel calls should be measured per channel (one call per party) and
 // combined with measureOverlap; the library never mixes parties on its own for those.
-import { ChannelKernels } from "../dsp/channel-kernels.js";
+import { ChannelKernels, type SignalStats } from "../dsp/channel-kernels.js";
 import { PlanarKernels } from "../dsp/clip-kernels.js";
 import { defaultChannelWeights, LoudnessMeter, type LoudnessMeasurement } from "../dsp/loudness.js";
 import { withArena } from "../dsp/wasm.js";
-import { computePauseStats, detectSpeechSegments, totalDuration, type PauseStats, type Segment } from "./acoustics-activity.js";
+import { computePauseStats, detectSpeechSegments, segmentsFromRuns, speechRunOptions, totalDuration, type PauseStats, type Segment } from "./acoustics-activity.js";
 import { resolveAcousticsOptions, type AcousticsOptions } from "./acoustics-options.js";
 import { measurePitch, NULL_PITCH, type PitchStats } from "./acoustics-pitch.js";
 import { classifyBandwidth, measureBandEdgeHz, wadaSnrDb, type BandwidthClass } from "./acoustics-quality.js";
-import { countSyllableNuclei } from "./acoustics-syllables.js";
+import { countSyllableNuclei, type SyllableResult } from "./acoustics-syllables.js";
 import { countWords } from "./python-text.js";
 
 export type { BandwidthClass, PauseStats, PitchStats, Segment };
@@ -52,7 +52,8 @@ function finite(v: number | null): number | null {
   return v !== null && Number.isFinite(v) ? v : null;
 }
 
-function toLoudnessBlock(m: LoudnessMeasurement): LoudnessBlock {
+/** The loudness block of a meter's measurement (undefined values null). */
+export function toLoudnessBlock(m: LoudnessMeasurement): LoudnessBlock {
   return {
     integrated_lufs: finite(m.integratedLufs),
     momentary_max_lufs: finite(m.momentaryMaxLufs),
@@ -63,7 +64,8 @@ function toLoudnessBlock(m: LoudnessMeasurement): LoudnessBlock {
   };
 }
 
-function meterOptions(o: AcousticsOptions, channels: number) {
+/** The meter options of the standards set for `channels` channels. */
+export function meterOptions(o: AcousticsOptions, channels: number) {
   return { weights: o.channelWeights ?? defaultChannelWeights(channels), truePeak: o.truePeak };
 }
 
@@ -97,7 +99,8 @@ export function standardsSampleRateProblem(sampleRate: number): string | null {
   return `sample rate ${sampleRate} Hz is outside ${STANDARDS_SAMPLE_RATE_HZ.min}–${STANDARDS_SAMPLE_RATE_HZ.max} Hz, the range the standards set measures`;
 }
 
-function validateSampleRate(sampleRate: number): void {
+/** A RangeError unless the standards set measures `sampleRate`. */
+export function validateSampleRate(sampleRate: number): void {
   if (!Number.isInteger(sampleRate) || sampleRate < 1000 || sampleRate > 768000) {
     throw new RangeError(`sampleRate must be an integer in [1000, 768000] Hz, got ${sampleRate}`);
   }
@@ -140,25 +143,36 @@ export function detectSpeech(samples: Float32Array, sampleRate: number, options:
   return withArena((arena) => detectSpeechSegments(ChannelKernels.copyOf(arena, samples, sampleRate), o));
 }
 
-/** The standards set of planar channels already in an arena session (a clip copied in once), with resolved options. */
-export function measureAcoustics(planar: PlanarKernels, o: AcousticsOptions, transcript?: string): AcousticsBlock {
-  const loudness = measureLoudness(planar, o);
-  const { sampleRate, frames: n } = planar;
+/** The engine's speech segments (s, rounded to µs, ends inside the clip) from a channel's speech runs. */
+export function speechSegmentsOfRuns(runs: Int32Array, o: AcousticsOptions, durationS: number): Segment[] {
+  return segmentsFromRuns(runs, o).map(([s, e]) => [round6(s), round6(Math.min(e, durationS))] as Segment);
+}
+
+/** Everything the standards set measured on one signal, before it becomes an acoustics block. */
+export interface StandardsParts {
+  /** Samples of the signal. */
+  frames: number;
+  sampleRate: number;
+  speech: Segment[];
+  syllables: SyllableResult;
+  stats: SignalStats;
+  edgeHz: number | null;
+  pitch: PitchStats;
+  /** Shortest silence counted as a pause (s), the option minPauseS. */
+  minPauseS: number;
+}
+
+/** The acoustics block from the loudness block and the measured parts (`transcript` enables words_per_minute). */
+export function assembleAcoustics(loudness: LoudnessBlock, parts: StandardsParts, transcript?: string): AcousticsBlock {
+  const { frames: n, sampleRate, speech, syllables, stats, edgeHz: edge, pitch } = parts;
   const durationS = n / sampleRate;
-  const ch = planar.mixdown(o.mixdown);
-  const speech = detectSpeechSegments(ch, o).map(([s, e]) => [round6(s), round6(Math.min(e, durationS))] as Segment);
-  const syllables = countSyllableNuclei(ch, speech, o);
   const words = transcript === undefined ? 0 : countWords(transcript);
-  const clipLevel = Math.pow(10, o.clipLevelDbfs / 20);
-  const stats = ch.stats(clipLevel, sampleRate <= 8000 ? o.clipMinRunNarrowbandSamples : o.clipMinRunSamples);
-  const edge = measureBandEdgeHz(ch, speech, o.bandwidthFloorDb);
-  const pitch = speech.length ? measurePitch(ch, speech, o) : { ...NULL_PITCH };
   const phonation = syllables.phonationTimeS;
   return {
     ...loudness,
     speech_ratio: durationS > 0 ? finite(totalDuration(speech) / durationS) : null,
     speech_segments: speech,
-    pauses: computePauseStats(speech, durationS, o.minPauseS),
+    pauses: computePauseStats(speech, durationS, parts.minPauseS),
     syllables_per_s: durationS > 0 ? syllables.nuclei / durationS : null,
     articulation_rate: phonation > 0 ? syllables.nuclei / phonation : null,
     words_per_minute: words > 0 && phonation > 0 ? words / (phonation / 60) : null,
@@ -174,4 +188,24 @@ export function measureAcoustics(planar: PlanarKernels, o: AcousticsOptions, tra
       voiced_fraction: finite(pitch.voiced_fraction),
     },
   };
+}
+
+/** The clipping level (linear) and shortest clipping run (samples) of the options at `sampleRate`. */
+export function clippingCriteria(o: AcousticsOptions, sampleRate: number): { level: number; minRun: number } {
+  return { level: Math.pow(10, o.clipLevelDbfs / 20), minRun: sampleRate <= 8000 ? o.clipMinRunNarrowbandSamples : o.clipMinRunSamples };
+}
+
+/** The standards set of planar channels already in an arena session (a clip copied in once), with resolved options. */
+export function measureAcoustics(planar: PlanarKernels, o: AcousticsOptions, transcript?: string): AcousticsBlock {
+  const loudness = measureLoudness(planar, o);
+  const { sampleRate, frames: n } = planar;
+  const durationS = n / sampleRate;
+  const ch = planar.mixdown(o.mixdown);
+  const speech = speechSegmentsOfRuns(ch.speechRuns(speechRunOptions(o)), o, durationS);
+  const syllables = countSyllableNuclei(ch, speech, o);
+  const clip = clippingCriteria(o, sampleRate);
+  const stats = ch.stats(clip.level, clip.minRun);
+  const edgeHz = measureBandEdgeHz(ch, speech, o.bandwidthFloorDb);
+  const pitch = speech.length ? measurePitch(ch, speech, o) : { ...NULL_PITCH };
+  return assembleAcoustics(loudness, { frames: n, sampleRate, speech, syllables, stats, edgeHz, pitch, minPauseS: o.minPauseS }, transcript);
 }

@@ -19,7 +19,8 @@ export interface DecodeOptions {
   limits?: Partial<AudioLimits>;
 }
 
-const STREAMING_SIZES = new Set([0, 0xffffffff]);
+/** Data chunk sizes that mean "to the end of the file" (a WAV written to a pipe). */
+export const STREAMING_SIZES: ReadonlySet<number> = new Set([0, 0xffffffff]);
 
 /**
  * wavefile, loaded on first use through `require`: most WAVs take the direct 16-bit path and never
@@ -34,7 +35,7 @@ function wavefile(): typeof WavefileModule {
 /** Decode a clip; throws DecodeError carrying deepeval's message and an exact detail. */
 export function decodeAudio(bytes: Uint8Array, options: DecodeOptions = {}): DecodedAudio {
   const limits = resolveAudioLimits(options.limits);
-  checkDeclared(bytes, limits, options);
+  checkDeclared(bytes.subarray(0, Math.min(bytes.length, DECLARED_HEADER_BYTES)), bytes.length, limits, options);
   const decoded = options.compat === "deepeval" ? decodeCompat(bytes, options) : decodeWide(bytes, { ...options, limits });
   checkDecoded(decoded, limits, options);
   return decoded;
@@ -43,16 +44,17 @@ export function decodeAudio(bytes: Uint8Array, options: DecodeOptions = {}): Dec
 /**
  * The budget checked on the header alone, before any sample is converted: a WAV declaring more
  * channels than allowed, a rate no kernel takes, or (for PCM and float, whose length the header
- * fixes) more audio than allowed, is refused at once.
+ * fixes) more audio than allowed, is refused at once. `head` is the file's first DECLARED_HEADER_BYTES
+ * (or all of it), `fileLength` its whole length.
  */
-function checkDeclared(bytes: Uint8Array, limits: AudioLimits, options: DecodeOptions): void {
-  const wav = readDeclaredWav(bytes.subarray(0, Math.min(bytes.length, DECLARED_HEADER_BYTES)));
+export function checkDeclared(head: Uint8Array, fileLength: number, limits: AudioLimits, options: DecodeOptions): void {
+  const wav = readDeclaredWav(head);
   if (!wav) return;
   const problem = channelsProblem(wav.channels, limits) ?? sampleRateProblem(wav.sampleRate);
   if (problem) fail(DECODE_MESSAGES.notDecodable, `the WAV header declares ${problem}`, options, "LIMIT_EXCEEDED");
   const width = Math.ceil(wav.bitsPerSample / 8);
   if ((wav.formatTag === 1 || wav.formatTag === 3) && width > 0 && wav.channels > 0 && wav.sampleRate > 0 && wav.dataBytes !== null) {
-    const present = Math.min(wav.dataBytes, bytes.length);
+    const present = Math.min(wav.dataBytes, fileLength);
     const seconds = present / (width * wav.channels) / wav.sampleRate;
     const tooLong = durationProblem(seconds, limits);
     if (tooLong) fail(DECODE_MESSAGES.notDecodable, `the WAV holds ${tooLong}`, options, "LIMIT_EXCEEDED");
@@ -60,17 +62,20 @@ function checkDeclared(bytes: Uint8Array, limits: AudioLimits, options: DecodeOp
 }
 
 /** The budget checked on what decoding produced (any container). */
-function checkDecoded(d: DecodedAudio, limits: AudioLimits, options: DecodeOptions): void {
+export function checkDecoded(d: Pick<DecodedAudio, "channels" | "sampleRate" | "frames">, limits: AudioLimits, options: DecodeOptions): void {
   const problem = channelsProblem(d.channels, limits) ?? sampleRateProblem(d.sampleRate) ?? durationProblem(d.frames / d.sampleRate, limits);
   if (problem) fail(DECODE_MESSAGES.notDecodable, `it decodes to ${problem}`, options, "LIMIT_EXCEEDED");
 }
 
 /** Header bytes examined for the declared format (the fmt and data chunk headers sit in the first few KB of any sane WAV). */
-const DECLARED_HEADER_BYTES = 1 << 20;
+export const DECLARED_HEADER_BYTES = 1 << 20;
 
+/** Throw the DecodeError decodeAudio throws: deepeval's message for the metrics, `detail` naming the file (exported as failDecode). */
 function fail(metric: DecodeError["metricMessage"], detail: string, options: DecodeOptions, code: DecodeError["code"] = "DECODE_ERROR"): never {
   throw new DecodeError(metric, detail, { file: options.name }, code);
 }
+
+export { fail as failDecode };
 
 /** `--compat deepeval`: 16-bit PCM, format tag 1, Python `wave` semantics (voice-metrics.md §2.2–2.4). */
 function decodeCompat(bytes: Uint8Array, options: DecodeOptions): DecodedAudio {
@@ -207,7 +212,8 @@ export function decodeWideGeneral(bytes: Uint8Array, options: DecodeOptions = {}
   };
 }
 
-function sampleEncoding(tag: number, bits: number): SampleEncoding | null {
+/** The sample encoding of a WAV format tag (PCM 1 or IEEE float 3) and bit depth, or null when only ffmpeg decodes it. */
+export function sampleEncoding(tag: number, bits: number): SampleEncoding | null {
   if (tag === GUID_PCM) {
     if (bits === 8) return "pcm8";
     if (bits === 16) return "pcm16";

@@ -11,3 +11,4 @@ export * from "./mulaw.js";
 export * from "./resample.js";
 export * from "./limits.js";
 export * from "./pcm-source.js";
+export * from "./open-source.js";

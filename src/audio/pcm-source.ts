@@ -31,6 +31,8 @@ export interface PcmSource {
   readonly warnings: string[];
   /** Read the recording from its first frame, in chunks of at most `maxFrames` frames (a source default when omitted). */
   chunks(maxFrames?: number): Iterable<PcmChunk>;
+  /** Release what the source opened (a file, a decoder's temporary output); chunks() may not be called afterwards. */
+  dispose?(): void;
 }
 
 /** Chunk sizes for memoryPcmSource: a fixed frame count, or a function giving each next size (≥ 1). */
@@ -76,4 +78,39 @@ export function randomChunkSizes(seed: number, max: number): (index: number) => 
     s >>>= 0;
     return 1 + (s % max);
   };
+}
+
+/**
+ * The whole recording of a source gathered into one DecodedAudio (what decodeAudio returns for it):
+ * for callers that need the whole clip at once, and for tests comparing a source with decodeAudio.
+ * Holds the recording in memory — streaming consumers read chunks() instead.
+ */
+export function collectPcmSource(source: PcmSource, maxFrames?: number): DecodedAudio {
+  const parts: Int16Array[] = [];
+  const floatParts: Float32Array[][] = [];
+  let frames = 0;
+  let hasFloats: boolean | null = null;
+  for (const chunk of source.chunks(maxFrames)) {
+    parts.push(chunk.samples.slice(0, chunk.frames * source.channels));
+    if (hasFloats === null) hasFloats = chunk.floatChannels !== undefined;
+    if (hasFloats !== (chunk.floatChannels !== undefined)) throw new Error("a source gave float channels for some chunks only");
+    if (chunk.floatChannels) floatParts.push(chunk.floatChannels.map((c) => c.slice(0, chunk.frames)));
+    frames += chunk.frames;
+  }
+  const samples = new Int16Array(frames * source.channels);
+  let at = 0;
+  for (const p of parts) {
+    samples.set(p, at);
+    at += p.length;
+  }
+  let floatChannels: Float32Array[] | undefined;
+  if (hasFloats) {
+    floatChannels = Array.from({ length: source.channels }, () => new Float32Array(frames));
+    let f = 0;
+    for (const chunk of floatParts) {
+      chunk.forEach((c, ch) => floatChannels![ch].set(c, f));
+      f += chunk[0].length;
+    }
+  }
+  return { sampleRate: source.sampleRate, channels: source.channels, frames, samples, floatChannels, format: source.format, warnings: [...source.warnings] };
 }

@@ -10,6 +10,23 @@ export interface CompatWav {
   data: Uint8Array;
 }
 
+/** Where a compat WAV's samples lie: what `readCompatWav` returns, with the data as a byte range of the file instead of bytes. */
+export interface CompatWavLayout {
+  channels: number;
+  sampleRate: number;
+  sampleWidth: number;
+  /** Absolute offset of the first data byte. */
+  dataStart: number;
+  /** Bytes `readframes(getnframes())` returns. */
+  dataLength: number;
+}
+
+/** Random access to a file's bytes (a whole buffer, or a file read at offsets): `bytes(start, end)` may return fewer bytes only at the end of the file. */
+export interface ByteAccess {
+  readonly length: number;
+  bytes(start: number, end: number): Uint8Array;
+}
+
 /** Raised for anything Python's `wave` would reject (the text mirrors its reason). */
 export class CompatWavError extends Error {}
 
@@ -26,7 +43,7 @@ class ChunkReader {
   read = 0; // bytes consumed so far (Chunk.size_read)
 
   constructor(
-    private readonly bytes: Uint8Array,
+    private readonly bytes: ByteAccess,
     private readonly parent: ChunkReader | null,
     at: number,
   ) {
@@ -45,16 +62,25 @@ class ChunkReader {
       const parentEnd = this.parent.start + this.parent.size;
       end = Math.min(end, parentEnd);
     }
-    return this.bytes.subarray(at, Math.max(at, end));
+    return this.bytes.bytes(at, Math.max(at, end));
   }
 
   /** Chunk.read(n). */
   readBytes(n: number): Uint8Array {
-    if (this.read >= this.size) return new Uint8Array(0);
+    const [at, length] = this.skipBytes(n);
+    return this.bytes.bytes(at, at + length);
+  }
+
+  /** Chunk.read(n) without the bytes: the absolute offset and length it would return. */
+  skipBytes(n: number): [number, number] {
+    if (this.read >= this.size) return [this.start + this.read, 0];
     const want = Math.min(n, this.size - this.read);
-    const out = this.take(want, this.start + this.read);
-    this.read += out.length;
-    return out;
+    const at = this.start + this.read;
+    let end = Math.min(at + want, this.bytes.length);
+    if (this.parent) end = Math.min(end, this.parent.start + this.parent.size);
+    const length = Math.max(0, end - at);
+    this.read += length;
+    return [at, length];
   }
 
   /** Absolute offset just past this chunk (and its pad byte); errors if that leaves the parent (Chunk.seek). */
@@ -76,6 +102,12 @@ function u32(b: Uint8Array, o: number): number {
 
 /** Open a WAV the way `wave.open` + `readframes(getnframes())` does; throws CompatWavError otherwise. */
 export function readCompatWav(bytes: Uint8Array): CompatWav {
+  const { dataStart, dataLength, ...fmt } = locateCompatWav({ length: bytes.length, bytes: (start, end) => bytes.subarray(start, end) });
+  return { ...fmt, data: bytes.subarray(dataStart, dataStart + dataLength) };
+}
+
+/** readCompatWav without reading the samples: where they lie (for a file read in chunks). */
+export function locateCompatWav(bytes: ByteAccess): CompatWavLayout {
   const riff = new ChunkReader(bytes, null, 0);
   if (riff.name !== "RIFF") throw new CompatWavError("file does not start with RIFF id");
   const wave = riff.readBytes(4);
@@ -108,8 +140,8 @@ export function readCompatWav(bytes: Uint8Array): CompatWav {
       if (!fmt) throw new CompatWavError("data chunk before fmt chunk");
       const frameSize = fmt.channels * fmt.sampleWidth;
       const frames = Math.floor(chunk.size / frameSize);
-      const data = frames === 0 ? new Uint8Array(0) : chunk.readBytes(frames * frameSize);
-      return { ...fmt, data };
+      const [dataStart, dataLength] = frames === 0 ? [chunk.start, 0] : chunk.skipBytes(frames * frameSize);
+      return { ...fmt, dataStart, dataLength };
     }
     at = chunk.end();
   }

@@ -190,3 +190,284 @@ export function speechRunsStream(source: PcmSource, channel: number, options: Sp
     return speechRunsOfLevels(arena, activity.finish(), options);
   });
 }
+
+/** Σx, Σ|x|, Σ ln max(|x|, 1e−10) and clipping runs of a signal fed in chunks: equal to ChannelKernels.stats on the whole signal. */
+export class StatsStream {
+  private readonly state: number;
+  private readonly rest: number;
+  private resting = 0;
+  private readonly out: number;
+
+  constructor(private readonly arena: Arena, private readonly clipLevel: number, private readonly minRun: number) {
+    this.state = arena.alloc(arena.k.signalStatsStateSize());
+    checkStatus(arena.k.signalStatsInit(this.state), "signalStatsInit");
+    this.rest = arena.allocF32(4);
+    this.out = arena.allocF64(5);
+  }
+
+  /** Add `n` f32 samples at arena pointer `ptr`: groups of four from the first sample on, as the whole-signal kernel sums them. */
+  push(ptr: number, n: number): void {
+    const k = this.arena.k;
+    let off = 0;
+    if (this.resting > 0) {
+      const take = Math.min(4 - this.resting, n);
+      moveF32(this.arena, this.rest + 4 * this.resting, ptr, take);
+      this.resting += take;
+      off = take;
+      if (this.resting < 4) return;
+      checkStatus(k.signalStatsPush(this.state, this.rest, 4, this.clipLevel, this.minRun), "signalStatsPush");
+      this.resting = 0;
+    }
+    const body = (n - off) & ~3;
+    if (body > 0) checkStatus(k.signalStatsPush(this.state, ptr + 4 * off, body, this.clipLevel, this.minRun), "signalStatsPush");
+    off += body;
+    moveF32(this.arena, this.rest, ptr + 4 * off, n - off);
+    this.resting = n - off;
+  }
+
+  /** The sums of everything pushed (call once, after the last push). */
+  finish(): { sum: number; sumAbs: number; sumLn: number; clippingRuns: number; clippedSamples: number } {
+    checkStatus(this.arena.k.signalStatsFinish(this.state, this.rest, this.resting, this.clipLevel, this.minRun, this.out), "signalStatsFinish");
+    const v = this.arena.f64(this.out, 5);
+    return { sum: v[0], sumAbs: v[1], sumLn: v[2], clippingRuns: v[3], clippedSamples: v[4] };
+  }
+}
+
+/**
+ * The Kaiser-windowed intensity contour (§3.2) of a signal fed in chunks: equal to
+ * ChannelKernels.intensity on the whole signal. Holds one window of samples plus one push; the
+ * contour (one f32 per step) is kept on the JS side.
+ */
+export class IntensityStream {
+  private readonly window: number;
+  private readonly buffer: number;
+  private readonly capacity: number;
+  private readonly out: number;
+  private readonly outCapacity: number;
+  /** Signal index of the buffer's first sample, samples buffered, next frame. */
+  private base = 0;
+  private buffered = 0;
+  private next = 0;
+  private readonly values = new F32List();
+
+  constructor(private readonly arena: Arena, private readonly windowLength: number, private readonly step: number, beta: number, maxPush = STREAM_CHUNK_FRAMES) {
+    const k = arena.k;
+    this.window = arena.allocF32(windowLength);
+    checkStatus(k.syllableKaiserWindow(this.window, windowLength, beta), "syllableKaiserWindow");
+    this.capacity = windowLength + Math.max(step, maxPush);
+    this.buffer = arena.allocF32(this.capacity);
+    this.outCapacity = Math.floor((this.capacity - windowLength) / step) + 2;
+    this.out = arena.allocF32(this.outCapacity);
+  }
+
+  /** Add `n` f32 samples at arena pointer `ptr`. */
+  push(ptr: number, n: number): void {
+    const { windowLength: length, step } = this;
+    for (let off = 0; off < n;) {
+      // Samples before the next frame's start are not needed (a step longer than the window).
+      if (this.buffered === 0 && this.next * step > this.base) {
+        const skip = Math.min(n - off, this.next * step - this.base);
+        this.base += skip;
+        off += skip;
+        continue;
+      }
+      const take = Math.min(n - off, this.capacity - this.buffered);
+      moveF32(this.arena, this.buffer + 4 * this.buffered, ptr + 4 * off, take);
+      this.buffered += take;
+      off += take;
+      const end = this.base + this.buffered;
+      if (end < length) continue;
+      const last = Math.floor((end - length) / step);
+      while (this.next <= last) {
+        const count = Math.min(last - this.next + 1, this.outCapacity);
+        const from = this.next * step - this.base;
+        const written = checkStatus(this.arena.k.syllableIntensity(this.buffer + 4 * from, (count - 1) * step + length, this.window, length, step, this.out), "syllableIntensity");
+        this.values.pushAll(this.arena.f32(this.out, written));
+        this.next += count;
+      }
+      const drop = Math.min(this.buffered, this.next * step - this.base);
+      moveF32(this.arena, this.buffer, this.buffer + 4 * drop, this.buffered - drop);
+      this.base += drop;
+      this.buffered -= drop;
+    }
+  }
+
+  /** The contour of everything pushed. */
+  finish(): Float32Array {
+    return this.values.toArray();
+  }
+}
+
+/**
+ * The low pass and decimation before YIN (yinDecimate) of a signal fed in chunks: the decimated
+ * samples go to `sink` block by block, equal to yinDecimate on the whole signal. Holds one block.
+ */
+export class DecimateStream {
+  private readonly scratch: number;
+  private readonly buffer: number;
+  private readonly out: number;
+  private readonly block: number;
+  private buffered = 0;
+
+  constructor(private readonly arena: Arena, sampleRate: number, cutoffHz: number, factor: number, private readonly sink: (ptr: number, n: number) => void) {
+    const k = arena.k;
+    this.scratch = arena.alloc(k.yinDecimateScratchSize());
+    checkStatus(k.yinDecimateInit(this.scratch, sampleRate, cutoffHz, factor), "yinDecimateInit");
+    this.block = k.yinDecimateBlockLength();
+    this.buffer = arena.allocF32(this.block);
+    this.out = arena.allocF32(Math.ceil(this.block / factor) + 1);
+  }
+
+  /** Add `n` f32 samples at arena pointer `ptr`. */
+  push(ptr: number, n: number): void {
+    for (let off = 0; off < n;) {
+      const take = Math.min(n - off, this.block - this.buffered);
+      moveF32(this.arena, this.buffer + 4 * this.buffered, ptr + 4 * off, take);
+      this.buffered += take;
+      off += take;
+      if (this.buffered === this.block) this.flush();
+    }
+  }
+
+  private flush(): void {
+    const written = checkStatus(this.arena.k.yinDecimateBlock(this.scratch, this.buffer, this.buffered, this.out), "yinDecimateBlock");
+    this.buffered = 0;
+    this.sink(this.out, written);
+  }
+
+  /** Decimate what is left (call once, after the last push). */
+  finish(): void {
+    if (this.buffered > 0) this.flush();
+  }
+}
+
+/**
+ * Frames of `span` samples at given starts of a signal fed in chunks, handed to `evaluate` in batches
+ * as soon as they are whole in a sliding buffer: `evaluate(buffer, buffered, starts, count, frames)`
+ * gets the buffer (f32), the starts relative to it (i32 in the arena) and the indices of the frames
+ * in the caller's list. Frames that do not fit in the signal (`start` < 0 or past `total` − `span`)
+ * are never evaluated. Holds one frame plus one push.
+ */
+export class FrameWindows {
+  private readonly order: Int32Array;
+  private readonly buffer: number;
+  private readonly capacity: number;
+  private readonly startsAt: number;
+  private base = 0;
+  private buffered = 0;
+  private next = 0;
+
+  constructor(private readonly arena: Arena, private readonly starts: Int32Array, private readonly span: number, total: number,
+    private readonly evaluate: (buffer: number, buffered: number, starts: number, count: number, frames: Int32Array) => void,
+    maxPush: number, private readonly batch = 4096) {
+    const valid: number[] = [];
+    for (let i = 0; i < starts.length; i++) if (starts[i] >= 0 && starts[i] + span <= total) valid.push(i);
+    valid.sort((a, b) => starts[a] - starts[b] || a - b);
+    this.order = Int32Array.from(valid);
+    this.capacity = span + maxPush;
+    this.buffer = arena.allocF32(this.capacity);
+    this.startsAt = arena.allocI32(batch);
+  }
+
+  /** Whether every frame has been evaluated. */
+  get done(): boolean {
+    return this.next >= this.order.length;
+  }
+
+  /** Add `n` f32 samples at arena pointer `ptr` (the signal's next samples). */
+  push(ptr: number, n: number): void {
+    const { order, starts, span } = this;
+    for (let off = 0; off < n;) {
+      if (this.done) { this.base += n - off; return; }
+      const wanted = starts[order[this.next]];
+      if (this.buffered === 0 && wanted > this.base) {
+        const skip = Math.min(n - off, wanted - this.base);
+        this.base += skip;
+        off += skip;
+        continue;
+      }
+      const take = Math.min(n - off, this.capacity - this.buffered);
+      moveF32(this.arena, this.buffer + 4 * this.buffered, ptr + 4 * off, take);
+      this.buffered += take;
+      off += take;
+      const end = this.base + this.buffered;
+      while (!this.done && starts[order[this.next]] + span <= end) {
+        let count = 0;
+        const relative = this.arena.i32(this.startsAt, this.batch);
+        const first = this.next;
+        while (count < this.batch && this.next < order.length && starts[order[this.next]] + span <= end) {
+          relative[count++] = starts[order[this.next]] - this.base;
+          this.next++;
+        }
+        this.evaluate(this.buffer, this.buffered, this.startsAt, count, order.subarray(first, first + count));
+      }
+      const keepFrom = this.done ? this.base + this.buffered : Math.max(this.base, starts[order[this.next]]);
+      const drop = Math.min(this.buffered, keepFrom - this.base);
+      moveF32(this.arena, this.buffer, this.buffer + 4 * drop, this.buffered - drop);
+      this.base += drop;
+      this.buffered -= drop;
+    }
+  }
+}
+
+/** YIN (yinFrames) on frames of a decimated signal fed in chunks: period and aperiodicity per frame, as ChannelKernels.yin gives them on the whole signal. */
+export class YinStream {
+  readonly period: Float32Array;
+  readonly aperiodicity: Float32Array;
+  private readonly frames: FrameWindows;
+
+  /** `total` is the decimated signal's length; frames that do not fit keep period 0 and aperiodicity 1. */
+  constructor(arena: Arena, starts: Int32Array, window: number, tauMin: number, tauMax: number, threshold: number, total: number, maxPush: number) {
+    const count = starts.length;
+    this.period = new Float32Array(count);
+    this.aperiodicity = new Float32Array(count).fill(1);
+    const batch = 1024;
+    const scratch = arena.allocF64(tauMax + 1);
+    const period = arena.allocF32(batch);
+    const aperiodicity = arena.allocF32(batch);
+    this.frames = new FrameWindows(arena, starts, window + tauMax, total, (buffer, buffered, startsAt, n, which) => {
+      checkStatus(arena.k.yinFrames(buffer, buffered, startsAt, n, window, tauMin, tauMax, threshold, scratch, period, aperiodicity), "yinFrames");
+      const p = arena.f32(period, n), a = arena.f32(aperiodicity, n);
+      for (let i = 0; i < n; i++) {
+        this.period[which[i]] = p[i];
+        this.aperiodicity[which[i]] = a[i];
+      }
+    }, maxPush, batch);
+  }
+
+  /** Add decimated samples. */
+  push(ptr: number, n: number): void {
+    this.frames.push(ptr, n);
+  }
+}
+
+/** The summed Hann-windowed power spectra (spectrumAccumulate) of frames of a signal fed in chunks, as ChannelKernels.spectrum gives them on the whole signal (frames in ascending order). */
+export class SpectrumStream {
+  private readonly power: number;
+  private readonly bins: number;
+  private readonly frames: FrameWindows;
+
+  constructor(private readonly arena: Arena, starts: Int32Array, fftSize: number, total: number, maxPush: number) {
+    for (let i = 1; i < starts.length; i++) {
+      if (!(starts[i] > starts[i - 1])) throw new RangeError("spectrum frame starts must be strictly ascending (the power sums in their order)");
+    }
+    const k = arena.k;
+    this.bins = fftSize / 2 + 1;
+    const scratch = arena.allocF64(k.spectrumScratchSize(fftSize));
+    this.power = arena.allocF64(this.bins);
+    arena.f64(this.power, this.bins).fill(0);
+    this.frames = new FrameWindows(arena, starts, fftSize, total, (buffer, buffered, startsAt, n) => {
+      checkStatus(k.spectrumAccumulate(buffer, buffered, startsAt, n, fftSize, scratch, this.power), "spectrumAccumulate");
+    }, maxPush, 256);
+  }
+
+  /** Add the signal's next samples. */
+  push(ptr: number, n: number): void {
+    this.frames.push(ptr, n);
+  }
+
+  /** The N/2 + 1 summed power bins. */
+  power64(): Float64Array {
+    return this.arena.f64(this.power, this.bins).slice();
+  }
+}

@@ -163,15 +163,21 @@ class MeterSession {
     for (let start = 0; start < frames; start += chunk) {
       const n = Math.min(chunk, frames - start);
       const { ptr, stride } = inputAt(start, n);
-      const pairs = checkStatus(k.loudnessAddFrames(this.lptr, ptr, n, stride, out, scratch), "loudnessAddFrames");
-      // A view only now: inputAt may have allocated (and memory.grow detached earlier views).
-      const outView = this.arena.f64(out, outPairs * 2);
-      for (let p = 0; p < pairs; p++) {
-        energies.blocks.push(outView[2 * p]);
-        if (outView[2 * p + 1] >= 0) energies.shortTerm.push(outView[2 * p + 1]);
-      }
-      if (truePeak) checkStatus(k.truePeakAddFrames(this.pptr, ptr, n, stride), "truePeakAddFrames");
+      this.addChunk(ptr, n, stride, truePeak, energies, out, outPairs, scratch);
     }
+  }
+
+  /** One kernel call of each meter on `n` planar frames at `ptr` (channel stride `stride`); `out` holds `outPairs` pairs, `scratch` loudnessScratchSize(≥ n). */
+  addChunk(ptr: number, n: number, stride: number, truePeak: boolean, energies: MeterEnergies, out: number, outPairs: number, scratch: number): void {
+    const k = this.arena.k;
+    const pairs = checkStatus(k.loudnessAddFrames(this.lptr, ptr, n, stride, out, scratch), "loudnessAddFrames");
+    // A view only now: inputAt may have allocated (and memory.grow detached earlier views).
+    const outView = this.arena.f64(out, outPairs * 2);
+    for (let p = 0; p < pairs; p++) {
+      energies.blocks.push(outView[2 * p]);
+      if (outView[2 * p + 1] >= 0) energies.shortTerm.push(outView[2 * p + 1]);
+    }
+    if (truePeak) checkStatus(k.truePeakAddFrames(this.pptr, ptr, n, stride), "truePeakAddFrames");
   }
 
   /** Everything measured so far. */
@@ -222,6 +228,44 @@ export function measureLoudnessAt(arena: Arena, input: PlanarAt, sampleRate: num
   session.addFrames(input.frames, sampleRate, truePeak, energies, (start) => ({ ptr: input.ptr + 4 * start, stride: input.stride }));
   return session.result(input.channels, truePeak, energies);
 }
+
+/**
+ * A meter inside one arena session fed planar frames already in the arena, at most
+ * LOUDNESS_CHUNK_FRAMES per call. Fed chunks of exactly LOUDNESS_CHUNK_FRAMES frames (the last one
+ * shorter), it measures exactly what measureLoudnessAt measures on the whole programme.
+ */
+export class LoudnessStreamAt {
+  private readonly session: MeterSession;
+  private readonly energies = newEnergies();
+  private readonly out: number;
+  private readonly outPairs: number;
+  private readonly scratch: number;
+  private readonly truePeak: boolean;
+
+  constructor(arena: Arena, readonly channels: number, readonly sampleRate: number, options: LoudnessMeterOptions = {}) {
+    const weights = options.weights ?? defaultChannelWeights(channels);
+    this.truePeak = options.truePeak ?? true;
+    checkMeterArguments(channels, sampleRate, weights);
+    this.session = MeterSession.init(arena, channels, sampleRate, weights);
+    this.outPairs = Math.floor(CHUNK_FRAMES / Math.floor(sampleRate / 10)) + 2;
+    this.out = arena.allocF64(this.outPairs * 2);
+    this.scratch = arena.alloc(arena.k.loudnessScratchSize(CHUNK_FRAMES, sampleRate));
+  }
+
+  /** Meter `frames` (≤ LOUDNESS_CHUNK_FRAMES) planar frames at `ptr`, channel c at `ptr` + 4·c·`stride`. */
+  push(ptr: number, frames: number, stride: number): void {
+    if (frames > CHUNK_FRAMES) throw new RangeError(`at most ${CHUNK_FRAMES} frames per push, got ${frames}`);
+    if (frames > 0) this.session.addChunk(ptr, frames, stride, this.truePeak, this.energies, this.out, this.outPairs, this.scratch);
+  }
+
+  /** Everything measured so far. */
+  result(): LoudnessMeasurement {
+    return this.session.result(this.channels, this.truePeak, this.energies);
+  }
+}
+
+/** Frames per kernel call of the loudness meters (measureLoudnessAt cuts a programme into chunks of this many frames). */
+export const LOUDNESS_CHUNK_FRAMES = CHUNK_FRAMES;
 
 /** Streaming BS.1770-5 meter: feed planar float chunks with addFrames, read result() at any time. */
 export class LoudnessMeter {

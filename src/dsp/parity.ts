@@ -103,7 +103,9 @@ export function measureParityFrames(pcm: Int16Array, sampleRate: number): Parity
 
 /**
  * As measureParityFrames, for PCM already in the session's arena: `pcmPtr` holds `sampleCount`
- * int16 samples (a clip analysed in one session is copied in once, see ClipKernels).
+ * int16 samples (a clip analysed in one session is copied in once, see ClipKernels). This is the
+ * streaming path of parity-stream.ts with the whole clip as its one push: frames are read in place,
+ * and loop windows are confirmed against the clip itself.
  */
 export function measureParityFramesAt(arena: Arena, pcmPtr: number, sampleCount: number, sampleRate: number): ParityFrames {
   checkSampleRate(sampleRate);
@@ -113,24 +115,28 @@ export function measureParityFramesAt(arena: Arena, pcmPtr: number, sampleCount:
   const frames = k.frameCount(n, widths.frame);
   const pitchFrames = k.frameCount(n, widths.pitchFrame);
   const windows = Math.floor(n / widths.loopWindow);
+  const state = arena.alloc(checkStatus(k.parityStreamStateBytes(sampleRate), "parityStreamStateBytes"));
   const rmsPtr = arena.allocF64(frames);
   const totalsPtr = arena.alloc(FRAME_TOTALS.bytes);
   const summaryPtr = arena.alloc(FRAME_SUMMARY.bytes);
   const summaryScratchPtr = arena.allocF64(frames);
   const pitchPtr = arena.allocF64(pitchFrames);
   const voicedPitchPtr = arena.allocF64(pitchFrames);
-  const scratchPtr = arena.alloc(k.pitchScratchBytes());
   const startPtr = arena.allocI32(windows);
   const hashPtr = arena.alloc(windows * 8);
 
-  expectResult(k.frameStatsI16(pcmPtr, n, widths.frame, rmsPtr, totalsPtr), frames, "frameStatsI16");
+  checkStatus(k.parityStreamInit(state, sampleRate), "parityStreamInit");
+  checkStatus(k.parityStreamPush(state, pcmPtr, n, rmsPtr, pitchPtr, startPtr, hashPtr), "parityStreamPush");
+  const pushed = readStreamCounts(arena, state);
+  checkStatus(k.parityStreamFinish(state, rmsPtr + 8 * pushed.frames, pitchPtr + 8 * pushed.pitches, totalsPtr), "parityStreamFinish");
+  const finished = readStreamCounts(arena, state);
+  expectResult(pushed.frames + finished.frames, frames, "parityStreamPush");
+  expectResult(pushed.pitches + finished.pitches, pitchFrames, "parityStreamPush");
+  const loud = pushed.windows;
   expectResult(k.frameSummaryF64(rmsPtr, frames, summaryScratchPtr, summaryPtr), frames, "frameSummaryF64");
-  expectResult(k.pitchFramesI16(pcmPtr, n, sampleRate, scratchPtr, pitchPtr), pitchFrames, "pitchFramesI16");
   const voicedPitches = checkStatus(k.voicedPitchesF64(pitchPtr, pitchFrames, voicedPitchPtr), "voicedPitchesF64");
-  const loud = checkStatus(k.loopFingerprintsI16(pcmPtr, n, widths.loopWindow, startPtr, hashPtr), "loopFingerprintsI16");
   const tablePtr = arena.alloc(k.loopTableBytes(loud));
   const loopEvents = checkStatus(k.loopEventsI16(pcmPtr, widths.loopWindow, startPtr, hashPtr, loud, tablePtr), "loopEventsI16");
-  const edge = Math.min(n, widths.edge);
   // Views only after the last allocation: memory.grow detaches earlier ones.
   const totals = arena.i32(totalsPtr, FRAME_TOTALS.bytes >> 2);
   const summary = readFrameSummary(arena, summaryPtr);
@@ -151,12 +157,35 @@ export function measureParityFramesAt(arena: Arena, pcmPtr: number, sampleCount:
     pitchHz: arena.f64(pitchPtr, pitchFrames).slice(),
     voicedPitchHz: Array.from(arena.f64(voicedPitchPtr, voicedPitches)),
     loopEvents,
-    startRms: k.rmsI16(pcmPtr, edge),
-    endRms: k.rmsI16(pcmPtr + 2 * (n - edge), edge),
+    startRms: k.parityStreamEdgeRms(state, 0),
+    endRms: k.parityStreamEdgeRms(state, 1),
   };
 }
 
-function checkSampleRate(sampleRate: number): void {
+/** Byte offsets of the counters in the state block of parityStreamPush (assembly/kernels/parity-stream.ts). */
+export const PARITY_STREAM = { samples: 20, outFrames: 44, outPitches: 48, outWindows: 52 } as const;
+
+/** What the last parityStreamPush (or parityStreamFinish) wrote, and the samples pushed so far. */
+export interface ParityStreamCounts {
+  samples: number;
+  frames: number;
+  pitches: number;
+  windows: number;
+}
+
+/** The counters of the stream state at `state` (a fresh view: call right after the kernel). */
+export function readStreamCounts(arena: Arena, state: number): ParityStreamCounts {
+  const h = arena.i32(state, 16);
+  return {
+    samples: h[PARITY_STREAM.samples >> 2],
+    frames: h[PARITY_STREAM.outFrames >> 2],
+    pitches: h[PARITY_STREAM.outPitches >> 2],
+    windows: h[PARITY_STREAM.outWindows >> 2],
+  };
+}
+
+/** A RangeError unless `sampleRate` is an integer from 1 to 2^31 − 1 Hz. */
+export function checkSampleRate(sampleRate: number): void {
   if (!Number.isInteger(sampleRate) || sampleRate < 1 || sampleRate > MAX_SAMPLE_RATE) {
     throw new RangeError(`sampleRate must be an integer from 1 to ${MAX_SAMPLE_RATE} Hz, got ${sampleRate}`);
   }

@@ -1,12 +1,17 @@
 // Measures one audio file for `voxmetrics analyze`: deepeval's parity set on the mono mix, the standards set on all channels and on each.
-import { readFileSync } from "node:fs";
+//
+// A file named by its path is never held: it is opened as a PcmSource (read from disk in bounded
+// chunks, or decoded once by ffmpeg into a temporary file) and every measurement reads the chunks.
 import { measureAcoustics, measureLoudness, standardsSampleRateProblem, type AcousticsBlock, type LoudnessBlock } from "../analysis/acoustics.js";
 import { resolveAcousticsOptions, type AcousticsOptions } from "../analysis/acoustics-options.js";
 import { assembleParityMeasurements } from "../analysis/parity.js";
 import type { ClipMeasurements } from "../analysis/types.js";
-import { DecodeError, decodeAudio, resolveAudioLimits, type AudioLimits } from "../audio/index.js";
+import { DecodeError, decodeAudio, openPcmSource, resolveAudioLimits, type AudioLimits, type PcmSource } from "../audio/index.js";
 import { ClipKernels, type PlanarKernels } from "../dsp/clip-kernels.js";
+import type { ParityFrames } from "../dsp/parity.js";
 import { withArena } from "../dsp/wasm.js";
+import { measureParityStream } from "../dsp/parity-stream.js";
+import { measureStandardsStream } from "../analysis/acoustics-stream.js";
 import { regularFileProblem } from "../ingest/file-kind.js";
 import type { CompatMode } from "../model/codec.js";
 import { toVoxError, VoxError, type ErrorCode } from "../model/errors.js";
@@ -91,21 +96,33 @@ export interface AnalyzeFileError {
 /** What `analyzeFile` returns: narrow on `status`. */
 export type AnalyzeFileResult = AnalyzeFileOk | AnalyzeFileError;
 
-/** Read and measure the audio file at `path`; a file that cannot be read or decoded becomes an error result naming it. */
+/** Read and measure the audio file at `path` (in bounded memory: the file is read in chunks, never whole); a file that cannot be read or decoded becomes an error result naming it. */
 export function analyzeFileAt(path: string, options: Partial<AnalyzeFileOptions> = {}): AnalyzeFileResult {
   const problem = regularFileProblem(path);
   if (problem && problem.code === "UNSUPPORTED_INPUT") {
     return { path, status: "error", error: { code: problem.code, message: `${path}: ${problem.why}` }, format: null, sample_rate: null, channels: null, duration: null };
   }
-  let bytes: Uint8Array;
+  const resolved = resolveAnalyzeFileOptions({ set: options.set, compat: options.compat, acoustics: options.acoustics, limits: options.limits });
+  const acoustics = resolved.set === "parity" ? null : resolveAcousticsOptions(resolved.acoustics);
+  const base = { path, format: null, sample_rate: null, channels: null, duration: null };
+  let source;
   try {
-    bytes = readFileSync(path);
+    source = openPcmSource(path, { compat: resolved.compat, name: path, limits: resolved.limits });
   } catch (e) {
+    if (e instanceof DecodeError) return { ...base, status: "error", error: { code: e.code, message: e.message } };
+    if (e instanceof VoxError) throw e;
     const code = (e as NodeJS.ErrnoException).code ?? "";
     const message = `${path}: cannot read the file${code ? ` (${code})` : ""}`;
-    return { path, status: "error", error: { code: "IO_ERROR", message }, format: null, sample_rate: null, channels: null, duration: null };
+    return { ...base, status: "error", error: { code: "IO_ERROR", message } };
   }
-  return analyzeBytes(bytes, { ...options, path });
+  try {
+    return measureSource(source, path, resolved, acoustics);
+  } catch (e) {
+    const error = toVoxError(e, { file: path });
+    return { ...base, status: "error", error: { code: error.code, message: error.message } };
+  } finally {
+    source.dispose();
+  }
 }
 
 /**
@@ -128,14 +145,15 @@ function analyzeBytes(bytes: Uint8Array, options: Partial<AnalyzeFileOptions> & 
   const resolved = resolveAnalyzeFileOptions({ set: options.set, compat: options.compat, acoustics: options.acoustics, limits: options.limits });
   const acoustics = resolved.set === "parity" ? null : resolveAcousticsOptions(resolved.acoustics);
   try {
-    return measureFile(bytes, path, resolved, acoustics);
+    return measureBytes(bytes, path, resolved, acoustics);
   } catch (e) {
     const error = toVoxError(e, { file: path });
     return { path, status: "error", error: { code: error.code, message: error.message }, format: null, sample_rate: null, channels: null, duration: null };
   }
 }
 
-function measureFile(bytes: Uint8Array, path: string, { set, compat, limits }: AnalyzeFileOptions, acoustics: AcousticsOptions | null): AnalyzeFileResult {
+/** Bytes already in memory: decoded whole and measured in one arena session (the file's PCM copied into WebAssembly memory once, plus its exact floats). */
+function measureBytes(bytes: Uint8Array, path: string, { set, compat, limits }: AnalyzeFileOptions, acoustics: AcousticsOptions | null): AnalyzeFileResult {
   const base = { path, format: null, sample_rate: null, channels: null, duration: null };
   let decoded;
   try {
@@ -158,7 +176,6 @@ function measureFile(bytes: Uint8Array, path: string, { set, compat, limits }: A
     channels: decoded.channels,
     duration: decoded.frames / decoded.sampleRate,
   };
-  // One arena session: the file's PCM is copied into WebAssembly memory once (plus its exact floats).
   withArena((arena) => {
     const clip = new ClipKernels(arena, decoded);
     if (set === "parity" || set === "all") result.measurements = assembleParityMeasurements(clip.parityFrames());
@@ -170,4 +187,45 @@ function measureFile(bytes: Uint8Array, path: string, { set, compat, limits }: A
     }
   });
   return result;
+}
+
+/** The measurements of one opened recording; a DecodeError met while reading it (a non-finite float sample) is the file's error result. */
+function measureSource(source: PcmSource, path: string, { set }: AnalyzeFileOptions, acoustics: AcousticsOptions | null): AnalyzeFileResult {
+  const base = { path, format: null, sample_rate: null, channels: null, duration: null };
+  const frames = source.frames ?? countFrames(source);
+  try {
+    const rateProblem = acoustics ? standardsSampleRateProblem(source.sampleRate) : null;
+    if (rateProblem) {
+      // decodeAudio refuses a float WAV holding NaN or ±Inf before anything is measured: read it through first.
+      if (/^wav\/float/.test(source.format)) countFrames(source);
+      const message = `${path}: ${rateProblem} (--set parity measures it)`;
+      return { path, status: "error", error: { code: "UNSUPPORTED_INPUT", message }, format: source.format, sample_rate: source.sampleRate, channels: source.channels, duration: frames / source.sampleRate };
+    }
+    const result: AnalyzeFileOk = {
+      path,
+      status: "ok",
+      error: null,
+      format: source.format,
+      sample_rate: source.sampleRate,
+      channels: source.channels,
+      duration: frames / source.sampleRate,
+    };
+    if (set === "parity" || set === "all") result.measurements = assembleParityMeasurements(measureParityStream(source));
+    if (acoustics) {
+      const perChannel = true;
+      const measured = measureStandardsStream(source, acoustics, { set: set === "loudness" ? "loudness" : "standards", perChannel });
+      result.acoustics = measured.acoustics;
+      if (measured.channels) result.channels_acoustics = measured.channels;
+    }
+    return result;
+  } catch (e) {
+    if (!(e instanceof DecodeError)) throw e;
+    return { ...base, status: "error", error: { code: e.code, message: e.message } };
+  }
+}
+
+function countFrames(source: PcmSource): number {
+  let frames = 0;
+  for (const chunk of source.chunks()) frames += chunk.frames;
+  return frames;
 }

@@ -1,6 +1,6 @@
 // Bounded resources: the decoded-size budget (--max-audio-seconds, --max-channels) checked on the header and during decoding, the rule against decoding far beyond the declared length, --call-timeout and the worker heap limit; each costs one error record.
 import { execFileSync } from "node:child_process";
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -78,6 +78,47 @@ describe("duration budget", () => {
     expect(lying.error).toEqual({ code: "LIMIT_EXCEEDED", message: "mulaw-lying.wav: WAV format tag 7 with 8-bit samples; it decodes to more than 26 s, but its header declares 4 s (a decompression bomb?)" });
     expect(honest.status).toBe("ok");
     expect(honest.duration).toBe(40);
+  }, 60_000);
+});
+
+describe.skipIf(!FFMPEG)("a real decompression bomb: WMA v2 (format tag 0x161) in a WAV whose header declares 2 s of five minutes", () => {
+  /** ffmpeg's wmav2 packets in a WAV (tag 0x161), then the average byte rate patched so that the data declares 2 s, as a bomb does. */
+  function wmaBomb(name: string, channels: number): { declared: number } {
+    const path = join(dir, name);
+    execFileSync(FFMPEG!, ["-loglevel", "error", "-y", "-f", "lavfi", "-i", "sine=f=220:d=300:sample_rate=16000", "-ac", String(channels), "-c:a", "wmav2", "-b:a", "32k", "-f", "wav", path]);
+    const b = readFileSync(path);
+    expect(b.readUInt16LE(20)).toBe(0x161);
+    let at = 12;
+    while (b.toString("latin1", at, at + 4) !== "data") at += 8 + b.readUInt32LE(at + 4) + (b.readUInt32LE(at + 4) & 1);
+    const dataBytes = b.readUInt32LE(at + 4);
+    expect(dataBytes).toBeGreaterThan(500_000);
+    b.writeUInt32LE(Math.floor(dataBytes / 2), 28);
+    writeFileSync(path, b);
+    return { declared: 2 };
+  }
+  const message = (name: string) => `${name}: WAV format tag 353 with 16-bit samples; it decodes to more than 18 s, but its header declares 2 s (a decompression bomb?)`;
+
+  it("analyze: one LIMIT_EXCEEDED record naming the file and the declared and decoded seconds; the next file is measured", () => {
+    wmaBomb("bomb-mono.wav", 1);
+    const run = runBuiltCli(["analyze", "--json", "bomb-mono.wav", "ok.wav"], { cwd: dir });
+    expect(run.signal).toBeNull();
+    const [bomb, next, ...rest] = jsonLines(run.stdout);
+    expect(rest).toEqual([]);
+    expect(bomb).toMatchObject({ path: "bomb-mono.wav", status: "error", error: { code: "LIMIT_EXCEEDED", message: message("bomb-mono.wav") } });
+    expect(next).toMatchObject({ path: "ok.wav", status: "ok" });
+  }, 60_000);
+
+  it("score: the dual-channel bomb is one LIMIT_EXCEEDED record; the call after it is scored", () => {
+    wmaBomb("bomb-stereo.wav", 2);
+    const run = runBuiltCli(["score", "--workers", "0", "bomb-stereo.wav", "one.json"], { cwd: dir });
+    expect(run.signal).toBeNull();
+    const records = jsonLines(run.stdout);
+    expect(records).toHaveLength(2);
+    const byId = new Map(records.map((r) => [bareId(r.id), r]));
+    expect(byId.get("bomb-stereo.wav")!.status).toBe("error");
+    expect(byId.get("bomb-stereo.wav")!.error.code).toBe("LIMIT_EXCEEDED");
+    expect(byId.get("bomb-stereo.wav")!.error.message).toContain(message("bomb-stereo.wav"));
+    expect(byId.get("one.json#0")!.status).toBe("ok");
   }, 60_000);
 });
 

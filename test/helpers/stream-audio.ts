@@ -29,6 +29,7 @@ export function speechLikeAudio(seconds: number, sampleRate: number, channels: n
     let i = Math.floor(random() * 0.5 * sampleRate);
     for (let j = 0; j < i && j < frames; j++) x[j] = noise * (random() * 2 - 1) + dc;
     let talking = (c & 1) === 0;
+    let burst = 0;
     while (i < frames) {
       const length = Math.floor((talking ? 0.6 + 2.4 * random() : 0.15 + 1.2 * random()) * sampleRate);
       const end = Math.min(frames, i + length);
@@ -36,7 +37,7 @@ export function speechLikeAudio(seconds: number, sampleRate: number, channels: n
         const f0 = 90 + 170 * random();
         const glide = (random() - 0.5) * 60;
         const rate = 4 + 2 * random();
-        const loud = options.clip && random() < 0.3 ? 1.6 : 0.1 + 0.4 * random();
+        const loud = options.clip && burst++ % 3 === 1 ? 1.6 : 0.1 + 0.4 * random();
         let phase = 0;
         for (let j = i; j < end; j++) {
           const t = (j - i) / sampleRate;

@@ -1,0 +1,136 @@
+// The voxmetrics profile's integrity kernels over a float signal pushed chunk by chunk: block levels, runs of digital silence with their edge levels, speech-only WADA sums; equal to ChannelKernels.blockLevels / zeroRuns / wadaSums on the whole signal (acoustics.md §5.1, §5.3).
+//
+// The repeat scan looks back at most 2·maxLag samples (plus a few blocks). Its quantisation step
+// comes from the speech level, so a streamed profile measurement reads the signal twice: levels
+// first, then runs, sums and repeats.
+import type { RepeatRun, RepeatScanOptions, ZeroRun } from "./channel-kernels.js";
+import { checkStatus } from "./kernel-error.js";
+import type { Arena } from "./wasm.js";
+
+/** What to measure while the signal streams past (samples; see the whole-clip ChannelKernels methods). */
+export interface IntegrityStreamPlan {
+  /** Block length of the level contour (ChannelKernels.blockLevels). */
+  blockLength: number;
+  /** Zero-run searches, each with its minimum run and edge length (ChannelKernels.zeroRuns). */
+  zeroRuns: ReadonlyArray<{ minRun: number; edgeLength: number }>;
+  /** Sample ranges of the WADA sums, increasing and not overlapping (ChannelKernels.wadaSums); none: no sums. */
+  wadaRanges?: ReadonlyArray<readonly [number, number]>;
+  /** Repeated-segment scan (ChannelKernels.repeats); none: no scan. */
+  repeats?: RepeatScanOptions;
+}
+
+/** What IntegrityStream.finish returns. */
+export interface IntegrityStreamResult {
+  blockLevels: Float32Array;
+  zeroRuns: ZeroRun[][];
+  wadaSums: { count: number; sumAbs: number; sumLn: number } | null;
+  repeats: RepeatRun[] | null;
+}
+
+const BLOCK_STATE_BYTES = 32;
+const WADA_STATE_BYTES = 48;
+
+/** Integrity kernels fed chunk by chunk inside one arena session (float samples of at most `maxChunk` per push). */
+export class IntegrityStream {
+  private readonly input: number;
+  private readonly blockState: number;
+  private readonly blockOut: number;
+  private readonly levels: number[] = [];
+  private readonly searches: Array<{ state: number; runs: number; edges: number; found: ZeroRun[] }>;
+  private readonly wadaState: number | null;
+  private readonly wadaOut: number;
+  private readonly repeatState: number | null = null;
+  private readonly repeatOut: number = 0;
+  private readonly found: RepeatRun[] = [];
+
+  constructor(
+    private readonly arena: Arena,
+    private readonly plan: IntegrityStreamPlan,
+    private readonly maxChunk: number,
+  ) {
+    const k = arena.k;
+    this.input = arena.allocF32(maxChunk);
+    this.blockState = arena.alloc(BLOCK_STATE_BYTES);
+    this.blockOut = arena.allocF32(Math.floor(maxChunk / Math.max(1, plan.blockLength)) + 2);
+    checkStatus(k.integrityBlockLevelsInit(this.blockState, plan.blockLength), "integrityBlockLevelsInit");
+    this.searches = plan.zeroRuns.map(({ minRun, edgeLength }) => {
+      const state = arena.alloc(checkStatus(k.integrityZeroRunsStateBytes(minRun, edgeLength), "integrityZeroRunsStateBytes"));
+      // Room for the runs of one push plus those still waiting for their level after.
+      const room = Math.floor(maxChunk / (minRun + 1)) + 2 + Math.floor(edgeLength / (minRun + 1)) + 2;
+      const runs = arena.allocI32(2 * room);
+      const edges = arena.allocF32(2 * room);
+      checkStatus(k.integrityZeroRunsInit(state, minRun, edgeLength, 0x7fffffff), "integrityZeroRunsInit");
+      return { state, runs, edges, found: [] as ZeroRun[] };
+    });
+    this.wadaOut = arena.allocF64(3);
+    if (plan.wadaRanges) {
+      const ranges = arena.allocI32(Math.max(2, 2 * plan.wadaRanges.length));
+      const view = arena.i32(ranges, 2 * plan.wadaRanges.length);
+      plan.wadaRanges.forEach(([s, e], i) => {
+        view[2 * i] = s;
+        view[2 * i + 1] = e;
+      });
+      this.wadaState = arena.alloc(WADA_STATE_BYTES);
+      checkStatus(k.integrityWadaInit(this.wadaState, ranges, plan.wadaRanges.length), "integrityWadaInit");
+    } else {
+      this.wadaState = null;
+    }
+    const r = plan.repeats;
+    if (r) {
+      this.repeatState = arena.alloc(checkStatus(k.integrityRepeatStateBytes(r.window, r.maxLag, r.blockLength, maxChunk), "integrityRepeatStateBytes"));
+      const table = arena.alloc(k.integrityRepeatTableSize(r.tableBits));
+      this.repeatOut = arena.allocI32(3 * (Math.floor(maxChunk / Math.max(1, Math.floor(r.minLag * r.minRunFraction))) + 4));
+      checkStatus(
+        k.integrityRepeatInit(this.repeatState, maxChunk, r.window, r.scale, r.gate, r.minLag, r.maxLag, r.blockLength, r.matchRatio, r.minRunFraction, table, r.tableBits, 0x7fffffff),
+        "integrityRepeatInit",
+      );
+    }
+  }
+
+  private collectRepeats(count: number): void {
+    const v = this.arena.i32(this.repeatOut, 3 * count);
+    for (let i = 0; i < count; i++) this.found.push({ start: v[3 * i], lag: v[3 * i + 1], run: v[3 * i + 2] });
+  }
+
+  /** The next samples of the signal (any length; pushed in pieces of at most maxChunk). */
+  push(samples: Float32Array): void {
+    for (let at = 0; at < samples.length; at += this.maxChunk) this.pushPiece(samples.subarray(at, Math.min(samples.length, at + this.maxChunk)));
+  }
+
+  private pushPiece(piece: Float32Array): void {
+    const { arena } = this;
+    const k = arena.k;
+    const n = piece.length;
+    arena.copyPcmTo(this.input, piece);
+    const blocks = checkStatus(k.integrityBlockLevelsPush(this.blockState, this.input, n, this.blockOut), "integrityBlockLevelsPush");
+    for (const level of arena.f32(this.blockOut, blocks)) this.levels.push(level);
+    for (const s of this.searches) {
+      checkStatus(k.integrityZeroRunsPush(s.state, this.input, n, s.runs, s.edges), "integrityZeroRunsPush");
+      this.drain(s);
+    }
+    if (this.wadaState !== null) checkStatus(k.integrityWadaPush(this.wadaState, this.input, n), "integrityWadaPush");
+    if (this.repeatState !== null) this.collectRepeats(checkStatus(k.integrityRepeatPush(this.repeatState, this.input, n, this.repeatOut), "integrityRepeatPush"));
+  }
+
+  private drain(s: { state: number; runs: number; edges: number; found: ZeroRun[] }, ready = this.arena.k.integrityZeroRunsReady(s.state)): void {
+    const r = this.arena.i32(s.runs, 2 * ready);
+    const e = this.arena.f32(s.edges, 2 * ready);
+    for (let i = 0; i < ready; i++) s.found.push({ start: r[2 * i], end: r[2 * i + 1], beforeDb: e[2 * i], afterDb: e[2 * i + 1] });
+    checkStatus(this.arena.k.integrityZeroRunsDrain(s.state, s.runs, s.edges, ready), "integrityZeroRunsDrain");
+  }
+
+  /** Ends the signal: the last partial block, runs reaching the end, the sums. */
+  finish(): IntegrityStreamResult {
+    const k = this.arena.k;
+    if (k.integrityBlockLevelsFinish(this.blockState, this.blockOut) === 1) this.levels.push(this.arena.f32(this.blockOut, 1)[0]);
+    for (const s of this.searches) this.drain(s, checkStatus(k.integrityZeroRunsFinish(s.state, s.runs, s.edges), "integrityZeroRunsFinish"));
+    let wadaSums: IntegrityStreamResult["wadaSums"] = null;
+    if (this.wadaState !== null) {
+      k.integrityWadaFinish(this.wadaState, this.wadaOut);
+      const v = this.arena.f64(this.wadaOut, 3);
+      wadaSums = { count: v[0], sumAbs: v[1], sumLn: v[2] };
+    }
+    if (this.repeatState !== null) this.collectRepeats(checkStatus(k.integrityRepeatFinish(this.repeatState, this.repeatOut), "integrityRepeatFinish"));
+    return { blockLevels: Float32Array.from(this.levels), zeroRuns: this.searches.map((s) => s.found), wadaSums, repeats: this.repeatState === null ? null : this.found };
+  }
+}
