@@ -4,7 +4,8 @@
 // decoder finds them (the first of each, walking the chunk list with pad bytes), and any byte range
 // of the data chunk is converted with the decoder's own conversions, so every sample is the one
 // decodeAudio gives. Another container is decoded once through ffmpeg into a temporary 16-bit WAV
-// on disk (the same bounds and messages as decodeAudio's ffmpeg path) and read from there. A WAV
+// on disk (the same bounds and messages as decodeAudio's ffmpeg path), unlinked as soon as it is
+// open, and read from there. A WAV
 // this reader does not take in place (malformed, big-endian, an extensible header without its
 // sub-format, or `--compat deepeval`, which reads WAVs the way Python's `wave` does) is decoded
 // whole with decodeAudio, so its result and its errors stay exactly today's.
@@ -41,7 +42,7 @@ export interface RecordingReader extends PcmSource {
   readInt16(channel: number, from: number, to: number, into: Int16Array): void;
   /** Whether the samples are read from disk (false: the recording was decoded whole into memory). */
   readonly streamed: boolean;
-  /** Close the file and delete any temporary decode; the reader is unusable afterwards. */
+  /** Close the file (and with it any temporary decode, whose folder is already gone); the reader is unusable afterwards. */
   dispose(): void;
 }
 
@@ -213,7 +214,6 @@ class FileWavReader implements RecordingReader {
     readonly format: string,
     private readonly name: string | undefined,
     private readonly chunkFrames: number,
-    private readonly onDispose: () => void = () => {},
   ) {
     this.fd = fd;
     this.sampleRate = layout.sampleRate;
@@ -288,7 +288,6 @@ class FileWavReader implements RecordingReader {
     if (this.fd >= 0) {
       closeSync(this.fd);
       this.fd = -1;
-      this.onDispose();
     }
   }
 }
@@ -488,6 +487,9 @@ function decodeThroughFfmpeg(
     }
     if (outSize >= MAX_FFMPEG_OUTPUT_BYTES) fail(DECODE_MESSAGES.notDecodable, `${what}; ffmpeg's output exceeded ${MAX_FFMPEG_OUTPUT_BYTES} bytes`, name, "LIMIT_EXCEEDED");
     fd = openSync(output, "r");
+    // The open descriptor keeps the decoded samples readable; the folder goes now, so nothing is left
+    // behind however the process ends (the system frees the file's space when the descriptor closes).
+    cleanUp();
     const found = readWavLayout(fd, outSize);
     if (found.kind !== "plain") fail(DECODE_MESSAGES.notDecodable, `${what}; ffmpeg's output is not a 16-bit PCM WAV`, name);
     const { layout } = found;
@@ -497,7 +499,7 @@ function decodeThroughFfmpeg(
     }
     checkDecodedSize(layout.channels, layout.sampleRate, layout.frames, limits, name);
     const { container } = sniffAudio(head);
-    const reader = new FileWavReader(fd, layout, `ffmpeg/${container === "other" ? "audio" : container}`, name, chunkFrames, cleanUp);
+    const reader = new FileWavReader(fd, layout, `ffmpeg/${container === "other" ? "audio" : container}`, name, chunkFrames);
     fd = -1;
     return reader;
   } catch (e) {
