@@ -9,6 +9,7 @@ const SUITES: Record<string, () => Promise<unknown>> = {
   queue: async () => (await import("./queue.js")).benchQueue(),
   profile: async () => (await import("./profile.js")).benchProfile(),
   long: async () => (await import("./long.js")).benchLong(),
+  "long-score": async () => (await import("./long-score.js")).benchLongScore(),
 };
 
 async function run(): Promise<void> {

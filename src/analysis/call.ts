@@ -52,6 +52,8 @@ export interface LoadedCall {
   testCase: ConversationalTestCase;
   warnings: string[];
   decoded?: DecodedClips;
+  /** Release what the call keeps open while its clips are read (a recording's file, a temporary decode); clips read afterwards open it again. */
+  dispose?: () => void;
 }
 
 /** Everything known about one turn's clip after analysis; every field is always set (one shape for the metrics that read it). */

@@ -16,6 +16,16 @@ const ENTRY_BYTES = 12;
 /** Addressable bytes of a 32-bit WebAssembly memory. */
 const MAX_MEMORY_BYTES = 2 ** 32;
 
+/**
+ * A render too long to hold in JavaScript: its `length` int16 mono samples are written, piece by
+ * piece, straight into WebAssembly memory by `fill` (which calls `put` with consecutive pieces from
+ * sample 0; a piece may be reused after `put` returns).
+ */
+export interface MixSource {
+  readonly length: number;
+  fill(put: (piece: Int16Array) => void): void;
+}
+
 /** The render, its residual index and the clips, in a session's arena for one locateClipsInMix call. */
 export class ClipLocatorSession {
   readonly k: KernelExports;
@@ -36,7 +46,7 @@ export class ClipLocatorSession {
   /** Copy `mix` and the `clips` (null or empty ones are not copied) into the session's arena and index the render. */
   constructor(
     readonly arena: Arena,
-    mix: Int16Array,
+    mix: Int16Array | MixSource,
     clips: Array<Int16Array | null>,
   ) {
     this.k = arena.k;
@@ -66,7 +76,16 @@ export class ClipLocatorSession {
     this.out = this.arena.allocI32(1);
     // The render goes into the upper half of the residual region, which the kernel widens in place.
     const mixPtr = this.residual + 2 * n;
-    this.arena.copyPcmTo(mixPtr, mix);
+    if (mix instanceof Int16Array) this.arena.copyPcmTo(mixPtr, mix);
+    else {
+      let at = 0;
+      mix.fill((piece) => {
+        if (at + piece.length > n) throw new RangeError(`the render gave more than the ${n} samples it declared`);
+        this.arena.copyPcmTo(mixPtr + 2 * at, piece);
+        at += piece.length;
+      });
+      if (at !== n) throw new RangeError(`the render gave ${at} samples, expected ${n}`);
+    }
     clips.forEach((c, i) => {
       if (c && c.length > 0) this.arena.copyPcmTo(this.clipPtr[i], c);
     });
@@ -125,9 +144,10 @@ export class ClipLocatorSession {
  * exactly at one offset, which usually frees its partner for an exact match. Saturated mix samples
  * match anything (the clamp destroyed them). Identical clips (the same audio in k turn files) that
  * match at exactly k offsets are placed in turn order, since turn numbers grow with time. Returns
- * sample offsets, null where no exact, unique placement exists (null clips are skipped).
+ * sample offsets, null where no exact, unique placement exists (null clips are skipped). The render
+ * is an array, or a MixSource written into WebAssembly memory without a copy in JavaScript.
  */
-export function locateClipsInMix(mix: Int16Array, clips: Array<Int16Array | null>): Array<number | null> {
+export function locateClipsInMix(mix: Int16Array | MixSource, clips: Array<Int16Array | null>): Array<number | null> {
   const offsets: Array<number | null> = clips.map(() => null);
   const pending = new Set(clips.flatMap((c, i) => (c && c.length > 0 && c.length <= mix.length ? [i] : [])));
   if (pending.size === 0) return offsets;

@@ -28,7 +28,9 @@ export function callNameOf(ref: CallRef, options: IngestOptions = {}): string | 
       const value = parseRecord(readRanges(ref.path, [ref.range])[0] ?? "") as { name?: unknown } | null;
       return value && typeof value === "object" && typeof value.name === "string" ? value.name : null;
     }
-    return loadCall(ref, options).testCase.name ?? null;
+    const loaded = loadCall(ref, options);
+    loaded.dispose?.();
+    return loaded.testCase.name ?? null;
   } catch {
     return null;
   }

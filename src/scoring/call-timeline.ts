@@ -33,7 +33,12 @@ export function timelineOfCall(ref: CallRef, options: CallReadOptions & Pick<Sco
   const loaded = loadCall(ref, options);
   const analysis = new CallAnalysis(loaded, { compat: options.compat });
   const turns = loaded.testCase.turns;
-  const entries = buildTimeline(turns, (i) => analysis.clip(i)?.timelineDuration ?? null);
+  let entries;
+  try {
+    entries = buildTimeline(turns, (i) => analysis.clip(i)?.timelineDuration ?? null);
+  } finally {
+    loaded.dispose?.();
+  }
   const transitions = findTransitions(entries);
   return {
     record: { id: ref.id, entries, transitions, latency_ms: latencySummaryMs(responseLatenciesMs(transitions, entries)) },

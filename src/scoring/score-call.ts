@@ -58,7 +58,13 @@ function scoreCallNow({ ref, ingest, score }: ScoreTask): ResultRecord {
   try {
     // compat is decided once, in the score options: the call is read and its clips analysed in the same mode.
     const loaded = loadCall(ref, { ...ingest, compat: score.compat, limits: score.limits });
-    const { profile, metrics, turns } = scoreLoadedCall(loaded, score);
+    let scored;
+    try {
+      scored = scoreLoadedCall(loaded, score);
+    } finally {
+      loaded.dispose?.();
+    }
+    const { profile, metrics, turns } = scored;
     const record: ResultRecord = {
       id: ref.id,
       name: loaded.testCase.name ?? null,

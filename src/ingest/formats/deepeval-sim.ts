@@ -2,7 +2,8 @@
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { decodeAudio, downmixTruncating, type DecodedAudio } from "../../audio/index.js";
-import { locateClipsInMix } from "../../dsp/locate.js";
+import { openCompatRecordingReader, type RecordingReader } from "../../audio/wav-range.js";
+import { locateClipsInMix, type MixSource } from "../../dsp/locate.js";
 import { Audio, guessMimeType } from "../../model/audio.js";
 import type { CompatMode } from "../../model/codec.js";
 import { VoxError } from "../../model/errors.js";
@@ -48,7 +49,7 @@ export function listSimTurnFiles(dir: string, names: string[] = readdirSync(dir)
 }
 
 /** Read one conversation folder into a test case (F2.5), recovering start times when the render is there. */
-export function loadSimConversation(dir: string, options: IngestOptions = {}): LoadedCall {
+export function loadSimConversation(dir: string, options: IngestOptions = {}, reading: { chunkFrames?: number } = {}): LoadedCall {
   const files = listSimTurnFiles(dir);
   if (files.length === 0) {
     throw new VoxError("UNSUPPORTED_INPUT", "the folder holds no deepeval-turn-<n>-<role>.<ext> files", { file: dir });
@@ -61,7 +62,7 @@ export function loadSimConversation(dir: string, options: IngestOptions = {}): L
   const clips = new Map<number, DecodedAudio>();
   if (options.inferStartTimes ?? DEFAULT_INGEST_OPTIONS.inferStartTimes) {
     if (isFile(mixPath)) {
-      starts = recoverStartTimes(readFileBytes(mixPath), bytes, compat, clips, warnings);
+      starts = recoverStartTimes(mixPath, bytes, compat, clips, warnings, reading.chunkFrames);
       const missing = files.filter((_, i) => starts[i] === null).map((f) => f.name);
       if (missing.length > 0) warnings.push(`start_time left null for ${missing.join(", ")}: not placeable exactly in ${SIM_CONVERSATION_FILE}`);
     } else {
@@ -80,31 +81,45 @@ export function loadSimConversation(dir: string, options: IngestOptions = {}): L
 /**
  * Clip offsets (seconds) inside the render, null where a clip cannot be placed exactly. Clips are
  * decoded as deepeval reads them; under `--compat deepeval` that is also how analysis decodes them,
- * so they are kept in `decoded` (by turn index) instead of being decoded a second time.
+ * so they are kept in `decoded` (by turn index) instead of being decoded a second time. The render
+ * is read from its file chunk by chunk, mixed down to mono (deepeval's truncating mix) and written
+ * straight into the locator's WebAssembly memory: JavaScript never holds it whole.
  */
 function recoverStartTimes(
-  mixBytes: Uint8Array,
+  mixPath: string,
   clipBytes: Uint8Array[],
   compat: CompatMode,
   decoded: Map<number, DecodedAudio>,
   warnings: string[],
+  chunkFrames?: number,
 ): Array<number | null> {
-  let mix;
+  let mix: RecordingReader;
   try {
-    mix = decodeAudio(mixBytes, { compat: "deepeval", name: SIM_CONVERSATION_FILE });
+    mix = openCompatRecordingReader(mixPath, { name: SIM_CONVERSATION_FILE, chunkFrames });
   } catch (e) {
+    // A file the system will not read is the call's error, as before; an undecodable render only costs the start times.
+    if ((e as NodeJS.ErrnoException).syscall !== undefined) throw e;
     warnings.push(`${SIM_CONVERSATION_FILE} is not readable (${(e as Error).message}); start times unknown`);
     return clipBytes.map(() => null);
   }
-  const mixMono = downmixTruncating(mix.samples, mix.channels);
-  const clips = clipBytes.map((b, i) => {
-    try {
-      const d = decodeAudio(b, { compat: "deepeval" });
-      if (compat === "deepeval") decoded.set(i, d);
-      return d.sampleRate === mix.sampleRate ? downmixTruncating(d.samples, d.channels) : null;
-    } catch {
-      return null;
-    }
-  });
-  return locateClipsInMix(mixMono, clips).map((o) => (o === null ? null : o / mix.sampleRate));
+  try {
+    const clips = clipBytes.map((b, i) => {
+      try {
+        const d = decodeAudio(b, { compat: "deepeval" });
+        if (compat === "deepeval") decoded.set(i, d);
+        return d.sampleRate === mix.sampleRate ? downmixTruncating(d.samples, d.channels) : null;
+      } catch {
+        return null;
+      }
+    });
+    const render: MixSource = {
+      length: mix.frames,
+      fill: (put) => {
+        for (const c of mix.chunks()) put(downmixTruncating(c.samples.subarray(0, c.frames * mix.channels), mix.channels));
+      },
+    };
+    return locateClipsInMix(render, clips).map((o) => (o === null ? null : o / mix.sampleRate));
+  } finally {
+    mix.dispose();
+  }
 }

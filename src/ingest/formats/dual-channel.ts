@@ -1,16 +1,17 @@
 // Dual-channel call recordings (formats.md F5): speech activity per channel becomes turns with start times on the call clock; one call per recording.
-import { readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
+import { getHeapStatistics } from "node:v8";
 import { basename, dirname, join } from "node:path";
 import { standardsSampleRateProblem } from "../../analysis/acoustics.js";
 import { segmentsFromRuns, speechRunOptions } from "../../analysis/acoustics-activity.js";
 import { DEFAULT_ACOUSTICS_OPTIONS } from "../../analysis/acoustics-options.js";
-import { allocateWavPcm16, decodeAudio, type DecodedAudio } from "../../audio/index.js";
-import { RecordingKernels } from "../../dsp/recording-kernels.js";
-import { withArena } from "../../dsp/wasm.js";
-import { Audio } from "../../model/audio.js";
+import { openRecordingReader, type RecordingReader } from "../../audio/wav-range.js";
+import { speechRunsOfChannels } from "../../dsp/recording-stream.js";
 import { VoxError } from "../../model/errors.js";
 import { createTestCase, type Role, type Turn } from "../../model/test-case.js";
-import { displayPathOf, isFile, readFileBytes } from "../files.js";
+import { regularFileProblem } from "../file-kind.js";
+import { displayPathOf, isFile } from "../files.js";
+import { RecordingHandle, RecordingSpanAudio } from "../recording-span.js";
 import { DEFAULT_INGEST_OPTIONS, type Candidate, type CandidateContext, type CallRef, type FileRef, type IngestOptions, type InputFormat, type LoadedCall } from "../types.js";
 
 /** A recording (F0.2 order 5): an audio file whose header says it has two channels or more. */
@@ -28,10 +29,10 @@ export function load(ref: FileRef, options: IngestOptions): LoadedCall {
   return loadDualChannel(ref.path, options);
 }
 
-/** Speech segments [start_s, end_s] of `channel` of a recording in the kernels, with the engine's speech-activity defaults (acoustics.md §2.3). */
-function detectChannelSpeech(recording: RecordingKernels, channel: number): SpeechSegment[] {
-  if (recording.frames === 0) return [];
-  return segmentsFromRuns(recording.speechRuns(channel, speechRunOptions(DEFAULT_ACOUSTICS_OPTIONS)), DEFAULT_ACOUSTICS_OPTIONS);
+/** Speech segments [start_s, end_s] of each of `channels` of a recording, read in one pass chunk by chunk, with the engine's speech-activity defaults (acoustics.md §2.3). */
+function detectChannelSpeech(recording: RecordingReader, channels: number[]): SpeechSegment[][] {
+  if (recording.frames === 0) return channels.map(() => []);
+  return speechRunsOfChannels(recording, channels, speechRunOptions(DEFAULT_ACOUSTICS_OPTIONS)).map((runs) => segmentsFromRuns(runs, DEFAULT_ACOUSTICS_OPTIONS));
 }
 
 /** A speech segment [start, end] in seconds. */
@@ -92,9 +93,23 @@ interface Sidecar {
   transcript?: Array<{ role: Role; start: number; end: number; text: string }>;
 }
 
+/**
+ * Heap a sidecar may take per byte of its JSON text: the text itself, then its objects (about twice
+ * the text for transcript segments). A sidecar needing more than the worker has left is refused
+ * before it is read: JSON.parse cannot be stopped at the heap limit, and overrunning it there ends
+ * the whole process, not just the worker.
+ */
+const SIDECAR_HEAP_PER_BYTE = 4;
+
 function readSidecar(recording: string): Sidecar | null {
   const path = join(dirname(recording), basename(recording).replace(/\.[^.]+$/, "") + ".json");
   if (!isFile(path)) return null;
+  const size = statSync(path).size;
+  const { heap_size_limit: limit, used_heap_size: used } = getHeapStatistics();
+  if (size * SIDECAR_HEAP_PER_BYTE > limit - used) {
+    const mb = (n: number) => `${(n / 2 ** 20).toFixed(1)} MB`;
+    throw new VoxError("LIMIT_EXCEEDED", `the sidecar JSON is ${mb(size)}; reading it needs about ${mb(size * SIDECAR_HEAP_PER_BYTE)} of heap, more than the ${mb(limit - used)} this worker has left (--worker-heap-mb)`, { file: displayPathOf(path) });
+  }
   let value: unknown;
   try {
     value = JSON.parse(readFileSync(path, "utf8"));
@@ -133,12 +148,12 @@ const EDGE_RMS = 1000;
  * before e is at or below the abrupt-end level: the end of the voice's natural decay. `speechEnd`
  * itself when no such point comes before `limit` (the turn really is cut off).
  */
-function decayEnd(recording: RecordingKernels, channel: number, from: number, speechEnd: number, limit: number, rate: number): number {
+function decayEnd(recording: RecordingReader, channel: number, from: number, speechEnd: number, limit: number, rate: number): number {
   if (limit <= speechEnd) return speechEnd;
   const window = Math.max(1, Math.trunc(rate * EDGE_WINDOW_S));
   const lo = Math.max(from, speechEnd - window);
   const pcm = new Int16Array(limit - lo);
-  recording.pcm16(channel, lo, limit, pcm);
+  recording.readInt16(channel, lo, limit, pcm);
   const step = Math.max(1, Math.round(rate / 1000));
   for (let e = speechEnd; e <= limit; e += step) {
     const start = Math.max(from, e - window);
@@ -149,66 +164,72 @@ function decayEnd(recording: RecordingKernels, channel: number, from: number, sp
   return speechEnd;
 }
 
-/** Read a dual-channel recording into a test case whose turns are cut from each party's channel. */
-export function loadDualChannel(path: string, options: IngestOptions = {}): LoadedCall {
+/**
+ * Read a dual-channel recording into a test case whose turns are cut from each party's channel. The
+ * recording stays on disk (read chunk by chunk for speech activity, by frame range for each turn);
+ * each turn's clip is cut again when analysis asks for it. Dispose the loaded call when done.
+ */
+export function loadDualChannel(path: string, options: IngestOptions = {}, reading: { chunkFrames?: number } = {}): LoadedCall {
   const file = displayPathOf(path);
-  const decoded = decodeAudio(readFileBytes(path), { compat: options.compat, name: file, limits: options.limits });
+  // Never open a FIFO, device or socket: opening or reading one can block forever.
+  const special = regularFileProblem(path);
+  if (special?.code === "UNSUPPORTED_INPUT") throw new VoxError("UNSUPPORTED_INPUT", special.why, { file });
+  const readerOptions = { compat: options.compat, name: file, limits: options.limits, chunkFrames: reading.chunkFrames };
+  const recording = openRecordingReader(path, readerOptions);
+  const handle = new RecordingHandle(path, readerOptions, recording);
+  try {
+    return cutTurns(path, file, recording, handle, options);
+  } catch (e) {
+    handle.dispose();
+    throw e;
+  }
+}
+
+function cutTurns(path: string, file: string, recording: RecordingReader, handle: RecordingHandle, options: IngestOptions): LoadedCall {
   const sidecar = readSidecar(path);
-  const warnings = [...decoded.warnings];
-  if (decoded.channels < 2) {
-    throw new VoxError("UNSUPPORTED_INPUT", `a dual-channel recording needs 2 channels, this one has ${decoded.channels}`, { file });
+  const warnings = [...recording.warnings];
+  if (recording.channels < 2) {
+    throw new VoxError("UNSUPPORTED_INPUT", `a dual-channel recording needs 2 channels, this one has ${recording.channels}`, { file });
   }
   const defaultAgent = (options.agentChannel ?? DEFAULT_INGEST_OPTIONS.agentChannel) === "left" ? 0 : 1;
   const mapped = sidecar?.caller_channel !== undefined && sidecar?.agent_channel !== undefined;
-  if (decoded.channels > 2 && !mapped) {
-    throw new VoxError("UNSUPPORTED_INPUT", `${decoded.channels} channels: name caller_channel and agent_channel in the sidecar JSON`, { file });
+  if (recording.channels > 2 && !mapped) {
+    throw new VoxError("UNSUPPORTED_INPUT", `${recording.channels} channels: name caller_channel and agent_channel in the sidecar JSON`, { file });
   }
   const other = (channel: number) => (channel === 0 ? 1 : 0);
   const callerChannel = sidecar?.caller_channel ?? other(sidecar?.agent_channel ?? defaultAgent);
   const agentChannel = sidecar?.agent_channel ?? other(callerChannel);
-  if (agentChannel === callerChannel || agentChannel >= decoded.channels || callerChannel >= decoded.channels) {
-    throw new VoxError("INVALID_OPTION", `caller channel ${callerChannel} and agent channel ${agentChannel} must be distinct channels of ${decoded.channels}`, { file });
+  if (agentChannel === callerChannel || agentChannel >= recording.channels || callerChannel >= recording.channels) {
+    throw new VoxError("INVALID_OPTION", `caller channel ${callerChannel} and agent channel ${agentChannel} must be distinct channels of ${recording.channels}`, { file });
   }
-  if (decoded.channels > 2) warnings.push(`${decoded.channels - 2} channel(s) beyond the caller and agent channels ignored`);
+  if (recording.channels > 2) warnings.push(`${recording.channels - 2} channel(s) beyond the caller and agent channels ignored`);
   // Turns are cut where each party speaks, found by the standards set's speech activity: its rate range applies.
-  const rateProblem = standardsSampleRateProblem(decoded.sampleRate);
+  const rateProblem = standardsSampleRateProblem(recording.sampleRate);
   if (rateProblem) throw new VoxError("UNSUPPORTED_INPUT", `${rateProblem} (a recording's turns are found by speech activity)`, { file });
 
-  const rate = decoded.sampleRate;
-  const compat = options.compat ?? DEFAULT_INGEST_OPTIONS.compat;
-  const clips = new Map<number, DecodedAudio>();
-  // One arena session: an int16 recording is copied into WebAssembly memory once, and both channels'
-  // speech detection (int16 / 32768, or the exact floats of a float source) and every turn's
-  // de-interleaving run there.
-  const { callerSegments, agentSegments, turns } = withArena((arena) => {
-    const recording = new RecordingKernels(arena, decoded);
-    const frames = recording.frames;
-    const callerSegments = detectChannelSpeech(recording, callerChannel);
-    const agentSegments = detectChannelSpeech(recording, agentChannel);
-    const parties = buildPartyTurns(callerSegments, agentSegments);
-    if (parties.length === 0) throw new VoxError("INVALID_AUDIO", "no speech found on either channel", { file });
+  const rate = recording.sampleRate;
+  const frames = recording.frames;
+  // Each channel's speech activity is read from the file chunk by chunk (the exact floats of a float source, else int16 / 32768).
+  const [callerSegments, agentSegments] = detectChannelSpeech(recording, [callerChannel, agentChannel]);
+  const parties = buildPartyTurns(callerSegments, agentSegments);
+  if (parties.length === 0) throw new VoxError("INVALID_AUDIO", "no speech found on either channel", { file });
 
-    const turns: Turn[] = parties.map((p, index) => {
-      const from = Math.max(0, Math.round(p.start * rate));
-      const speechEnd = Math.min(frames, Math.round(p.end * rate));
-      // The clip keeps the voice's natural decay after the detected speech end (up to the next turn),
-      // so a turn cut cleanly from a recording does not look like one that ends abruptly.
-      const nextStart = index + 1 < parties.length ? Math.round(parties[index + 1].start * rate) : frames;
-      const limit = Math.min(frames, nextStart, speechEnd + Math.round(TRAILING_DECAY_MAX_S * rate));
-      const to = decayEnd(recording, p.role === "user" ? callerChannel : agentChannel, from, speechEnd, limit, rate);
-      // Only the turn's frames are de-interleaved, straight into the clip's WAV bytes.
-      const { bytes: clip, samples: pcm } = allocateWavPcm16(Math.max(0, to - from), rate, 1);
-      if (to > from) recording.pcm16(p.role === "user" ? callerChannel : agentChannel, from, to, pcm);
-      // The WAV bytes keep the turn a self-contained deepeval Audio; analysis reuses the PCM (a view of them) instead of decoding them.
-      if (pcm.length > 0) clips.set(index, { sampleRate: rate, channels: 1, frames: pcm.length, samples: pcm, format: "wav/pcm16", warnings: [] });
-      return {
-        role: p.role,
-        content: transcriptFor(p, sidecar),
-        audio: Audio.fromBytes(clip, "audio/wav", { start_time: from / rate, duration: (to - from) / rate, sampleRate: rate }),
-        metadata: { speech_segments: p.segments },
-      };
-    });
-    return { callerSegments, agentSegments, turns };
+  const turns: Turn[] = parties.map((p, index) => {
+    const channel = p.role === "user" ? callerChannel : agentChannel;
+    const from = Math.max(0, Math.round(p.start * rate));
+    const speechEnd = Math.min(frames, Math.round(p.end * rate));
+    // The clip keeps the voice's natural decay after the detected speech end (up to the next turn),
+    // so a turn cut cleanly from a recording does not look like one that ends abruptly.
+    const nextStart = index + 1 < parties.length ? Math.round(parties[index + 1].start * rate) : frames;
+    const limit = Math.min(frames, nextStart, speechEnd + Math.round(TRAILING_DECAY_MAX_S * rate));
+    const to = decayEnd(recording, channel, from, speechEnd, limit, rate);
+    // The clip is a span of the recording: its WAV bytes (a self-contained deepeval Audio) are cut when analysis reads them.
+    return {
+      role: p.role,
+      content: transcriptFor(p, sidecar),
+      audio: new RecordingSpanAudio(handle, channel, from, to, rate, { start_time: from / rate, duration: (to - from) / rate }),
+      metadata: { speech_segments: p.segments },
+    };
   });
   const testCase = createTestCase({
     name: sidecar?.name ?? null,
@@ -218,11 +239,11 @@ export function loadDualChannel(path: string, options: IngestOptions = {}): Load
       caller_channel: callerChannel,
       agent_channel: agentChannel,
       sample_rate: rate,
-      duration: decoded.frames / rate,
+      duration: frames / rate,
       caller_speech_segments: callerSegments,
       agent_speech_segments: agentSegments,
       ...(sidecar?.end_reason ? { end_reason: sidecar.end_reason } : {}),
     },
   });
-  return { testCase, warnings, decoded: { compat, byTurn: clips } };
+  return { testCase, warnings, dispose: () => handle.dispose() };
 }

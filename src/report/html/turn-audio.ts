@@ -57,9 +57,10 @@ export function createTurnAudioLocator(options: TurnAudioOptions): TurnAudioLoca
     }
     const matches = refsOf(source).filter((r) => !r.error && (r.id === record.id || record.id.endsWith(`/${r.id}`) || r.id.endsWith(`/${record.id}`)));
     if (matches.length !== 1) return null;
+    let loaded;
     try {
-      const { testCase } = loadCall(matches[0]);
-      testCase.turns.forEach((turn, i) => {
+      loaded = loadCall(matches[0]);
+      loaded.testCase.turns.forEach((turn, i) => {
         const audio = turn.audio;
         if (!audio) return;
         if (options.embed) {
@@ -72,6 +73,8 @@ export function createTurnAudioLocator(options: TurnAudioOptions): TurnAudioLoca
       });
     } catch {
       return null;
+    } finally {
+      loaded?.dispose?.();
     }
     return out;
   };

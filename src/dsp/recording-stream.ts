@@ -1,0 +1,30 @@
+// Speech runs of several channels of one recording in a single pass over a PcmSource (formats.md F5): each chunk enters WebAssembly memory once, whichever channels are wanted.
+import type { PcmSource } from "../audio/pcm-source.js";
+import type { SpeechRunOptions } from "./channel-kernels.js";
+import { ActivityStream, readPlanarChunks, speechRunsOfLevels } from "./channel-stream.js";
+import { withArena } from "./wasm.js";
+
+/**
+ * Speech runs (frame pairs: first frame, last frame above T_off) of each of `channels`, in that
+ * order: each equal to speechRunsStream(source, channel, options), read in one pass. The arena holds
+ * one chunk and one filter block per channel, then one channel's levels (4 bytes per 10 ms) and runs.
+ */
+export function speechRunsOfChannels(source: PcmSource, channels: readonly number[], options: SpeechRunOptions): Int32Array[] {
+  for (const channel of channels) {
+    if (!Number.isInteger(channel) || channel < 0 || channel >= source.channels) {
+      throw new RangeError(`channel must be an integer in [0, ${source.channels - 1}], got ${channel}`);
+    }
+  }
+  const wanted = [...new Set(channels)];
+  const levels = withArena((arena) => {
+    // The filter's output region is shared: each stream uses it only while one of its blocks is filtered.
+    const y = arena.alloc(ActivityStream.yBytes(arena));
+    const streams = new Map(wanted.map((c) => [c, new ActivityStream(arena, source.sampleRate, y)]));
+    readPlanarChunks(arena, source, wanted, false, (chunk) => {
+      for (const [c, stream] of streams) stream.push(chunk.channel(c), chunk.frames);
+    });
+    return new Map(wanted.map((c) => [c, streams.get(c)!.finish()]));
+  });
+  // One arena session per channel's runs: WebAssembly memory holds one channel's levels and scratch at a time.
+  return channels.map((c) => withArena((arena) => speechRunsOfLevels(arena, levels.get(c)!, options)));
+}

@@ -1,0 +1,131 @@
+// Simulation folders whose combined render is read from disk chunk by chunk (never whole in JavaScript) recover the same start times and warnings as decoding the render whole did, at any chunk size.
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { decodeAudio, downmixTruncating, writeWavPcm16 } from "../../src/audio/index.js";
+import { openCompatRecordingReader } from "../../src/audio/wav-range.js";
+import { locateClipsInMix } from "../../src/dsp/locate.js";
+import { listSimTurnFiles, loadSimConversation } from "../../src/ingest/formats/deepeval-sim.js";
+import { buildWav } from "../audio/wav-builder.js";
+import { seededRandom } from "../helpers/random.js";
+
+const tmp = mkdtempSync(join(tmpdir(), "vx-sim-stream-"));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+/** A clip: a noisy tone with a syllable envelope (distinctive enough to be placed). */
+function clip(seconds: number, rate: number, random: () => number): Int16Array {
+  const n = Math.round(seconds * rate);
+  const f = 120 + 200 * random();
+  return Int16Array.from({ length: n }, (_, k) => Math.round((0.5 + 0.5 * Math.sin((2 * Math.PI * 4 * k) / rate)) * (6000 * Math.sin((2 * Math.PI * f * k) / rate) + 1500 * (random() - 0.5))));
+}
+
+/** deepeval's render: the clamped int32 sum of the clips at their offsets. */
+function render(clips: Int16Array[], offsets: number[]): Int16Array {
+  const len = Math.max(...clips.map((c, i) => c.length + offsets[i])) + 1000;
+  const sum = new Int32Array(len);
+  clips.forEach((c, i) => c.forEach((x, k) => (sum[offsets[i] + k] += x)));
+  return Int16Array.from(sum, (x) => Math.max(-32768, Math.min(32767, x)));
+}
+
+/** A simulation folder of `turns` clips (some overlapping) and its render as `renderBytes` makes it. */
+function folder(name: string, rate: number, turns: number, seed: number, renderBytes: (mono: Int16Array) => Uint8Array): string {
+  const dir = join(tmp, name);
+  mkdirSync(dir);
+  const random = seededRandom(seed);
+  const clips: Int16Array[] = [];
+  const offsets: number[] = [];
+  let at = Math.round(0.2 * rate);
+  for (let i = 0; i < turns; i++) {
+    const c = clip(0.5 + 1.5 * random(), rate, random);
+    clips.push(c);
+    offsets.push(at);
+    writeFileSync(join(dir, `deepeval-turn-${Math.floor(i / 2)}-${i % 2 ? "assistant" : "user"}.wav`), writeWavPcm16(c, rate));
+    // Every fourth turn barges in on the previous one.
+    at += c.length + Math.round((i % 4 === 3 ? -0.3 : 0.2 + random()) * rate);
+  }
+  writeFileSync(join(dir, "deepeval-conversation.wav"), renderBytes(render(clips, offsets)));
+  return dir;
+}
+
+/** What the folder gave when its render was decoded whole (the code before streaming): start times and warnings. */
+function wholeStarts(dir: string): { starts: Array<number | null>; warnings: string[] } {
+  const files = listSimTurnFiles(dir);
+  const name = "deepeval-conversation.wav";
+  const warnings: string[] = [];
+  let starts: Array<number | null>;
+  try {
+    const mix = decodeAudio(new Uint8Array(readFileSync(join(dir, name))), { compat: "deepeval", name });
+    const clips = files.map((f) => {
+      const d = decodeAudio(new Uint8Array(readFileSync(join(dir, f.name))), { compat: "deepeval" });
+      return d.sampleRate === mix.sampleRate ? downmixTruncating(d.samples, d.channels) : null;
+    });
+    starts = locateClipsInMix(downmixTruncating(mix.samples, mix.channels), clips).map((o) => (o === null ? null : o / mix.sampleRate));
+  } catch (e) {
+    warnings.push(`${name} is not readable (${(e as Error).message}); start times unknown`);
+    starts = files.map(() => null);
+  }
+  const missing = files.filter((_, i) => starts[i] === null).map((f) => f.name);
+  if (missing.length > 0) warnings.push(`start_time left null for ${missing.join(", ")}: not placeable exactly in ${name}`);
+  return { starts, warnings };
+}
+
+function expectSameAsWhole(dir: string, chunkFrames?: number): Array<number | null> {
+  const want = wholeStarts(dir);
+  const { testCase, warnings } = loadSimConversation(dir, {}, { chunkFrames });
+  const starts = testCase.turns.map((t) => t.audio!.start_time);
+  expect({ starts, warnings }).toEqual(want);
+  return starts;
+}
+
+/** A stereo render whose channels differ by one unit on odd samples, so deepeval's truncating mix matters. */
+function stereo(mono: Int16Array, rate: number): Uint8Array {
+  const out = new Int16Array(mono.length * 2);
+  mono.forEach((x, i) => ((out[2 * i] = x), (out[2 * i + 1] = i % 2 && x < 32767 ? x + 1 : x)));
+  return writeWavPcm16(out, rate, 2);
+}
+
+describe("simulation folders: the render streamed from disk ≡ decoded whole", () => {
+  it("a mono render at 24 kHz: every start time placed, the same as before", () => {
+    const starts = expectSameAsWhole(folder("mono24", 24000, 9, 1, (m) => writeWavPcm16(m, 24000)));
+    expect(starts.filter((s) => s !== null).length).toBeGreaterThanOrEqual(7);
+  });
+
+  it("a stereo render (deepeval's truncating mix) at 16 kHz, at chunk sizes 1, 5 and 4097 frames", () => {
+    const dir = folder("stereo16", 16000, 8, 2, (m) => stereo(m, 16000));
+    for (const chunkFrames of [undefined, 1, 5, 4097]) expectSameAsWhole(dir, chunkFrames);
+    // The streamed reader gives exactly the samples decodeAudio gives (deepeval's reading of the WAV).
+    const path = join(dir, "deepeval-conversation.wav");
+    const reader = openCompatRecordingReader(path, { chunkFrames: 333 });
+    try {
+      expect(reader.streamed).toBe(true);
+      const whole = decodeAudio(new Uint8Array(readFileSync(path)), { compat: "deepeval" });
+      const got = new Int16Array(whole.samples.length);
+      let at = 0;
+      for (const c of reader.chunks()) (got.set(c.samples.subarray(0, c.frames * 2), at), (at += c.frames * 2));
+      expect(got).toEqual(whole.samples);
+    } finally {
+      reader.dispose();
+    }
+  });
+
+  it("renders Python's wave reads specially: extra chunks, a RIFF size shorter than the file, a partial last frame; and an undecodable render", () => {
+    const short = (cut: number) => (m: Int16Array) => {
+      const bytes = buildWav({ channels: 1, sampleRate: 8000, bits: 16, between: [["LIST", new Uint8Array(9)]], data: new Uint8Array(m.buffer) });
+      // The RIFF chunk claims fewer bytes than are there: Python stops reading the data at its end (an odd count is an error).
+      new DataView(bytes.buffer).setUint32(4, bytes.length - 8 - cut, true);
+      return bytes;
+    };
+    expect(expectSameAsWhole(folder("riff-short", 8000, 6, 3, short(4000)), 7).filter((s) => s !== null).length).toBeGreaterThan(3);
+    expect(expectSameAsWhole(folder("riff-short-odd", 8000, 6, 3, short(3)), 7).every((s) => s === null)).toBe(true);
+    const partial = (m: Int16Array) => buildWav({ channels: 2, sampleRate: 8000, bits: 16, data: new Uint8Array(stereo(m, 8000).subarray(44, 44 + 4 * m.length - 2)) });
+    expectSameAsWhole(folder("partial", 8000, 6, 4, partial), 11);
+    const wide = (m: Int16Array) => {
+      const data = new Uint8Array(m.length * 3);
+      m.forEach((x, i) => ((data[3 * i + 1] = x & 0xff), (data[3 * i + 2] = (x >> 8) & 0xff)));
+      return buildWav({ channels: 1, sampleRate: 8000, bits: 24, data });
+    };
+    const starts = expectSameAsWhole(folder("pcm24", 8000, 4, 5, wide));
+    expect(starts).toEqual([null, null, null, null]);
+  });
+});
