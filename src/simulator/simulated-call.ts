@@ -27,6 +27,7 @@ import {
 } from "./floor-control.js";
 import { DEFAULT_INTERRUPTION_BEHAVIOR, type ConversationalGolden, type InterruptionBehavior } from "./golden.js";
 import { latencyMeaning } from "./scripted-call.js";
+import { attachAgentHeard, spokenPrefix, type HeardArrival } from "./agent-heard.js";
 
 /** Options of one simulated call: connector, caller policy, judge, speech models, duplex, turn limit, seed. */
 export interface SimulateCallOptions {
@@ -75,6 +76,8 @@ const SILENT_TURN_S = 1.0;
 const AGENT_QUIET_MS = 150;
 /** A streaming STT fallback pass per this much new agent audio (no connector transcript). */
 const STT_FALLBACK_STEP_S = 1.0;
+/** Duplex: how often the agent's transcriptions of the caller are looked for (their arrival times place them). */
+const HEARD_POLL_MS = 20;
 
 interface Costs {
   tts: number | null;
@@ -529,6 +532,17 @@ async function runDuplex(caller: Caller, record: CallRecord, behavior: Interrupt
   const hold = caller.persona?.holdTimeout ?? null;
   const seg = new LiveDownlink(connector);
   const callers: CallerTurnRecord[] = [];
+  /** Each caller turn's whole clip (a cut turn's record keeps only what was sent). */
+  const clips = new Map<CallerTurnRecord, Int16Array>();
+  /** The agent's transcriptions of the caller, stamped on arrival. */
+  const heard: HeardArrival[] = [];
+  let heardSeen = 0;
+  const pollHeard = () => {
+    const all = connector.callerTranscripts ?? [];
+    const now = monotonicMs();
+    while (heardSeen < all.length) heard.push({ at: now, text: all[heardSeen++] });
+  };
+  const heardTimer = setInterval(pollHeard, HEARD_POLL_MS);
   const origin = record.connectedAt!;
   let bargesInCall = 0;
   let uplink: Promise<UplinkResult> | null = null;
@@ -579,6 +593,7 @@ async function runDuplex(caller: Caller, record: CallRecord, behavior: Interrupt
       (e) => end(endReasonOf(e), e),
     );
     callers.push(c);
+    clips.set(c, spoken.pcm);
     caller.history.push({ role: "caller", text: spoken.text });
     return c;
   };
@@ -645,6 +660,7 @@ async function runDuplex(caller: Caller, record: CallRecord, behavior: Interrupt
           const c = caller.callerRecord({ pcm: spoken.pcm, firstFrameAt, endedAt: firstFrameAt + clipMs, frameLatenessMs: [], stopped: false }, spoken.text, spoken.source, { barge_in: true, judge_reason: decision.reason });
           c.bargeIn = true;
           callers.push(c);
+          clips.set(c, spoken.pcm);
           caller.history.push({ role: "caller", text: spoken.text });
           state("overlap");
           let outcome: "yielded_to" | "early_yield" | "grace_miss" | null = null;
@@ -784,8 +800,27 @@ async function runDuplex(caller: Caller, record: CallRecord, behavior: Interrupt
       await (uplink as Promise<UplinkResult>).catch(() => null);
     }
     await seg.close();
+    clearInterval(heardTimer);
+    pollHeard();
+    attachAgentHeard(callers, heard, callerReferences(callers, clips));
     await assembleDuplexTurns(caller, record, callers, seg.turns);
   }
+}
+
+/**
+ * What each caller turn actually said: its text, or for a turn whose uplink was cut (a yield or a
+ * grace miss) the spoken prefix of it, recorded as `spoken_fraction` of its speech.
+ */
+function callerReferences(callers: readonly CallerTurnRecord[], clips: ReadonlyMap<CallerTurnRecord, Int16Array>): Map<CallerTurnRecord, string> {
+  const out = new Map<CallerTurnRecord, string>();
+  for (const c of callers) {
+    const full = clips.get(c);
+    if (!c.stopped || !full || c.pcm.length >= full.length) continue;
+    const p = spokenPrefix(c.text ?? "", full, c.pcm.length, c.sampleRate);
+    c.metadata!.spoken_fraction = Math.round(p.fraction * 1000) / 1000;
+    out.set(c, p.text);
+  }
+  return out;
 }
 
 /** Caller and agent turns in call order, with §L8 duplex latencies and the §L6.2 recorded metadata. */
