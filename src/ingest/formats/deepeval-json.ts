@@ -1,7 +1,8 @@
 // deepeval ConversationalTestCase JSON / JSON arrays / JSONL files (formats.md F1): detection, one call per record, loading a record; and the library loaders of whole files.
 import { readFileSync } from "node:fs";
 import { dirname, isAbsolute, resolve } from "node:path";
-import { setDefaultLocalAudioResolver, type ResolvedLocalFile } from "../../model/audio.js";
+import { AudioValidationError, setDefaultLocalAudioResolver, type ResolvedLocalFile } from "../../model/audio.js";
+import { remoteUrlProblem } from "./remote-url.js";
 import { parseTestCaseText, testCaseFromJson, type CompatMode, type ParsedTestCase } from "../../model/codec.js";
 import { VoxError } from "../../model/errors.js";
 import { lineAndColumn, locateRecordSyntaxError, parseRecord } from "../../model/json-records.js";
@@ -87,6 +88,9 @@ setDefaultLocalAudioResolver((url, baseDir) => {
 function localAudioResolver(baseDir: string, confine: string | null = null): (url: string) => ResolvedLocalFile | null {
   const root = confine === null ? null : realPathOr(confine);
   return (url) => {
+    // An http(s) url that does not parse is an error of the url field (deepeval's Audio fails on it too).
+    const problem = remoteUrlProblem(url);
+    if (problem) throw new AudioValidationError("url", problem);
     const p = localPathOf(url, baseDir);
     if (root !== null && p) {
       const real = realPathOr(p);
