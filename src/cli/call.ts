@@ -19,7 +19,10 @@ import {
   readScriptFile,
   runScriptedCalls,
   scoreArchive,
+  type CallRecord,
   type CallScript,
+  type CaptureRun,
+  type VoxError,
   type RealtimeTurnMode,
   type ResamplerKind,
   type TurnDetectionPreset,
@@ -54,33 +57,13 @@ export interface ConnectorFlags {
 }
 
 interface CallFlags extends ConnectorFlags {
-  connector: string;
-  url?: string;
   script: string[];
   out: string;
-  turnDetection: TurnDetectionPreset;
   duplex?: boolean;
   score?: boolean;
   concurrency: number;
-  header: string[];
-  sampleRate: number;
-  trailingSilenceMs: number;
-  connectTimeout: number;
-  sendKey: string;
-  receiveAudioKey: string;
-  receiveTranscriptKey?: string;
-  turnCompleteType?: string;
-  typeKey: string;
-  binaryOutbound?: boolean;
-  binaryInbound?: boolean;
-  readyOn: "connect" | "message";
-  initMessage: string[];
-  turnMode: RealtimeTurnMode;
-  apiVersion: "beta" | "ga";
-  agentId?: string;
   voice: string;
   ttsRate: number;
-  resampler: ResamplerKind;
   bargeInGraceMs: number;
   workers: number;
 }
@@ -247,21 +230,51 @@ async function runCall(flags: CallFlags): Promise<number> {
     onProgress: log,
     onCallDone: (r) => {
       done++;
-      log(`${done}/${scripts.length} calls · ${r.name}: ${r.testCasePath ? `${r.record?.turns.length ?? 0} turn(s)` : "not recorded"}${r.record?.endReason ? ` · end_reason ${r.record.endReason}` : ""}${r.error ? ` · ${r.error.message}` : ""}`);
+      log(callDoneLine(r, done, scripts.length));
     },
   });
+  failed += await finishCapturedCalls("call", results, run, flags, log);
+  return failed > 0 ? EXIT_FAILED : 0;
+}
+
+/** A captured call's outcome as `call` and `simulate` report it. */
+interface CapturedCallResult {
+  name: string;
+  testCasePath: string | null;
+  record: CallRecord | null;
+  error: VoxError | null;
+}
+
+/** One progress line per finished call (stderr). */
+export function callDoneLine(r: CapturedCallResult, done: number, total: number): string {
+  return `${done}/${total} calls · ${r.name}: ${r.testCasePath ? `${r.record?.turns.length ?? 0} turn(s)` : "not recorded"}${r.record?.endReason ? ` · end_reason ${r.record.endReason}` : ""}${r.error ? ` · ${r.error.message}` : ""}`;
+}
+
+/**
+ * What `call` and `simulate` do once their calls are captured: one JSON line per call on stdout,
+ * the folder on stderr, then --score (scores.jsonl and summary.json in the folder). Returns the
+ * number of failed calls.
+ */
+export async function finishCapturedCalls(
+  command: "call" | "simulate",
+  results: readonly CapturedCallResult[],
+  run: CaptureRun,
+  flags: { out: string; score?: boolean; workers: number },
+  log: (m: string) => void,
+): Promise<number> {
+  let failed = 0;
   for (const r of results) {
     process.stdout.write(
       `${JSON.stringify({ name: r.name, test_case: r.testCasePath, turns: r.record?.turns.length ?? 0, end_reason: r.record?.endReason ?? null, error: r.error ? { code: r.error.code, message: r.error.message } : null })}\n`,
     );
     if (r.error) failed++;
   }
-  log(`voxmetrics call: wrote ${results.filter((r) => r.testCasePath).length} call(s) to ${run.outDir} (${run.simulationFolder})`);
+  log(`voxmetrics ${command}: wrote ${results.filter((r) => r.testCasePath).length} call(s) to ${run.outDir} (${run.simulationFolder})`);
   if (flags.score) {
     const out = resolve(flags.out, "scores.jsonl");
     const result = await scoreArchive({ inputs: [flags.out], out, summary: resolve(flags.out, "summary.json"), pool: { workers: flags.workers } });
     process.stderr.write(formatSummaryTable(result.summary));
-    log(`voxmetrics call: scores in ${out}`);
+    log(`voxmetrics ${command}: scores in ${out}`);
   }
-  return failed > 0 ? EXIT_FAILED : 0;
+  return failed;
 }

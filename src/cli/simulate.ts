@@ -1,5 +1,4 @@
 // `voxmetrics simulate`: a simulated caller per golden (persona, scripted or model policy, TTS, STT, duplex barge-ins) calls a voice agent through a connector; every call is captured into --out, optionally scored.
-import { resolve } from "node:path";
 import { Command, InvalidArgumentError, Option } from "commander";
 import {
   DEFAULT_ESPEAK_TTS_OPTIONS,
@@ -17,10 +16,8 @@ import {
   PocketsphinxSpeechToText,
   RuleBasedJudge,
   ScriptedCallerPolicy,
-  formatSummaryTable,
   readGoldenFile,
   runSimulations,
-  scoreArchive,
   type ConversationalGolden,
   type InterruptionFrequency,
   type OverlapPreset,
@@ -28,7 +25,7 @@ import {
   type TextToSpeech,
 } from "../index.js";
 import { DEFAULT_POOL_OPTIONS } from "../pool/index.js";
-import { addConnectorOptions, connectorFactory, type ConnectorFlags } from "./call.js";
+import { addConnectorOptions, callDoneLine, connectorFactory, finishCapturedCalls, type ConnectorFlags } from "./call.js";
 import { parseNumber } from "./options.js";
 
 interface SimulateFlags extends ConnectorFlags {
@@ -155,21 +152,9 @@ async function runSimulate(files: string[], flags: SimulateFlags): Promise<numbe
     makeJudge: () => (flags.judge === "model" && chatModel ? new ModelJudge(chatModel) : new RuleBasedJudge(flags.seed)),
     onProgress: log,
     onCallDone: (r, done, total) => {
-      log(`${done}/${total} calls · ${r.name}: ${r.testCasePath ? `${r.record?.turns.length ?? 0} turn(s)` : "not recorded"}${r.record?.endReason ? ` · end_reason ${r.record.endReason}` : ""}${r.error ? ` · ${r.error.message}` : ""}`);
+      log(callDoneLine(r, done, total));
     },
   });
-  for (const r of results) {
-    process.stdout.write(
-      `${JSON.stringify({ name: r.name, test_case: r.testCasePath, turns: r.record?.turns.length ?? 0, end_reason: r.record?.endReason ?? null, error: r.error ? { code: r.error.code, message: r.error.message } : null })}\n`,
-    );
-    if (r.error) failed++;
-  }
-  log(`voxmetrics simulate: wrote ${results.filter((r) => r.testCasePath).length} call(s) to ${run.outDir} (${run.simulationFolder})`);
-  if (flags.score) {
-    const out = resolve(flags.out, "scores.jsonl");
-    const result = await scoreArchive({ inputs: [flags.out], out, summary: resolve(flags.out, "summary.json"), pool: { workers: flags.workers } });
-    process.stderr.write(formatSummaryTable(result.summary));
-    log(`voxmetrics simulate: scores in ${out}`);
-  }
+  failed += await finishCapturedCalls("simulate", results, run, flags, log);
   return failed > 0 ? EXIT_FAILED : 0;
 }

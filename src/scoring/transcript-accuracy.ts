@@ -5,8 +5,10 @@ import type { ConversationalTestCase } from "../model/test-case.js";
 
 /**
  * Which pair a turn's rates compare:
- * - `agent_heard_caller`: a user turn's `content` (what the caller said, e.g. its script) against
- *   `metadata.agent_transcript` (the caller's words as the agent transcribed them);
+ * - `agent_heard_caller`: a user turn's `content` (what the caller said, e.g. its script), or
+ *   `metadata.agent_heard_reference` when the simulator recorded what was actually spoken (a duplex
+ *   turn cut short, or turns the agent heard as one utterance), against `metadata.agent_transcript`
+ *   (the caller's words as the agent transcribed them);
  * - `agent_said_vs_stt`: an assistant turn's `content` (the agent's own transcript) against
  *   `metadata.stt_transcript` (speech-to-text of the audio it played).
  */
@@ -63,11 +65,14 @@ export function transcriptAccuracy(testCase: ConversationalTestCase): Transcript
   testCase.turns.forEach((t, index) => {
     const key = t.role === "user" ? "agent_transcript" : "stt_transcript";
     const hypothesis = t.metadata?.[key];
-    if (typeof hypothesis !== "string" || t.content.trim() === "") return;
+    // A duplex caller turn cut short, or several turns the agent heard as one, name what was actually said.
+    const spoken = t.role === "user" ? t.metadata?.agent_heard_reference : undefined;
+    const reference = typeof spoken === "string" ? spoken : t.content;
+    if (typeof hypothesis !== "string" || reference.trim() === "") return;
     const kind: TranscriptPairKind = t.role === "user" ? "agent_heard_caller" : "agent_said_vs_stt";
-    const c = compareTranscripts(t.content, hypothesis);
+    const c = compareTranscripts(reference, hypothesis);
     counts.push({ kind, words: c.words, chars: c.characters });
-    turns.push({ index, role: t.role, kind, reference: t.content, hypothesis, ...record([c.words], [c.characters]) });
+    turns.push({ index, role: t.role, kind, reference, hypothesis, ...record([c.words], [c.characters]) });
   });
   if (turns.length === 0) return null;
   const by_kind: TranscriptAccuracy["by_kind"] = {};

@@ -1,7 +1,7 @@
 // deepeval's ConversationalGolden and Persona (voice-metrics.md §L6.1) with InterruptionBehavior (§L6.2): validation and JSON / JSONL loading with deepeval's field names and aliases.
-import { readFileSync } from "node:fs";
-import { dirname, isAbsolute, resolve } from "node:path";
+import { isAbsolute, resolve } from "node:path";
 import { VoxError } from "../model/errors.js";
+import { readRecordFile } from "./record-file.js";
 
 /** How often a persona barges in: rare, normal or frequent. */
 export type InterruptionFrequency = "rare" | "normal" | "frequent";
@@ -203,45 +203,8 @@ export function parseGolden(value: unknown, baseDir: string, origin: string): Co
 
 /** Read goldens: one object, an array of them, or JSONL (`.jsonl`). A bad record is an error; the others still load. */
 export function readGoldenFile(path: string): GoldenFile {
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch (e) {
-    return { goldens: [], errors: [new VoxError("IO_ERROR", (e as Error).message, { file: path })] };
-  }
-  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-  const base = dirname(resolve(path));
-  const out: GoldenFile = { goldens: [], errors: [] };
-  const take = (value: unknown, origin: string) => {
-    try {
-      out.goldens.push(parseGolden(value, base, origin));
-    } catch (e) {
-      out.errors.push(e as VoxError);
-    }
-  };
-  if (!/\.jsonl$/i.test(path)) {
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch (e) {
-      return { goldens: [], errors: [new VoxError("INVALID_JSON", `not valid JSON: ${(e as Error).message}`, { file: path })] };
-    }
-    if (Array.isArray(value)) value.forEach((v, i) => take(v, `${path} record ${i}`));
-    else take(value, path);
-    return out;
-  }
-  text.split(/\r?\n/).forEach((line, i) => {
-    if (line.trim() === "") return;
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch (e) {
-      out.errors.push(new VoxError("INVALID_JSON", `not valid JSON: ${(e as Error).message}`, { file: `${path} line ${i + 1}` }));
-      return;
-    }
-    take(value, `${path} line ${i + 1}`);
-  });
-  return out;
+  const { records, errors } = readRecordFile(path, (value, at) => parseGolden(value, at.baseDir, at.origin), "INVALID_JSON");
+  return { goldens: records, errors };
 }
 
 /** Call names of a run (§L11): the golden's name, else `conversation-<i>`; repeated names get `-2`, `-3`, … */

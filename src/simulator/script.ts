@@ -1,7 +1,7 @@
 // Caller scripts for `voxmetrics call`: turns as text or WAV files, each with an optional pause and barge-in; JSON, an array, or JSONL (one per line).
-import { readFileSync } from "node:fs";
-import { dirname, isAbsolute, resolve } from "node:path";
+import { isAbsolute, resolve } from "node:path";
 import { VoxError } from "../model/errors.js";
+import { readRecordFile } from "./record-file.js";
 
 /** One caller turn. */
 export interface ScriptTurn {
@@ -89,47 +89,9 @@ export function parseScript(value: unknown, baseDir: string, origin: string, fal
 
 /** Read a script file: one object, an array of them, or JSONL. A bad record is an error; the others still load. */
 export function readScriptFile(path: string): ScriptFile {
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch (e) {
-    return { scripts: [], errors: [new VoxError("IO_ERROR", (e as Error).message, { file: path })] };
-  }
-  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-  const base = dirname(resolve(path));
   const stem = path.replace(/^.*[\\/]/, "").replace(/\.[^.]+$/, "");
-  const out: ScriptFile = { scripts: [], errors: [] };
-  const take = (value: unknown, origin: string, fallback: string) => {
-    try {
-      out.scripts.push(parseScript(value, base, origin, fallback));
-    } catch (e) {
-      out.errors.push(e as VoxError);
-    }
-  };
-  const jsonl = /\.jsonl$/i.test(path);
-  if (!jsonl) {
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch (e) {
-      return { scripts: [], errors: [new VoxError("INVALID_SCRIPT", `not valid JSON: ${(e as Error).message}`, { file: path })] };
-    }
-    if (Array.isArray(value)) value.forEach((v, i) => take(v, `${path} record ${i}`, `${stem}-${i + 1}`));
-    else take(value, path, stem);
-    return out;
-  }
-  text.split(/\r?\n/).forEach((line, i) => {
-    if (line.trim() === "") return;
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch (e) {
-      out.errors.push(new VoxError("INVALID_SCRIPT", `not valid JSON: ${(e as Error).message}`, { file: `${path} line ${i + 1}` }));
-      return;
-    }
-    take(value, `${path} line ${i + 1}`, `${stem}-${i + 1}`);
-  });
-  return out;
+  const { records, errors } = readRecordFile(path, (value, at) => parseScript(value, at.baseDir, at.origin, at.ordinal === null ? stem : `${stem}-${at.ordinal}`), "INVALID_SCRIPT");
+  return { scripts: records, errors };
 }
 
 /** Make names unique within a run (`name`, `name-2`, …). */

@@ -5,11 +5,12 @@ import { VoxError, toVoxError } from "../model/errors.js";
 import type { TextToSpeech } from "../speech/types.js";
 import { monotonicMs, sleepUntil } from "../connectors/clock.js";
 import { pcmAt } from "../connectors/pcm-input.js";
-import { collectAgentTurn, type CollectedAgentTurn } from "../connectors/turn-engine.js";
-import type { AgentTurnRecord, CallRecord, CallerTurnRecord, EndReason } from "../connectors/capture.js";
+import type { CollectedAgentTurn } from "../connectors/turn-engine.js";
+import type { AgentTurnRecord, CallRecord, CallerTurnRecord, EndReason, SimulationEndReason } from "../connectors/capture.js";
 import type { VoiceConnector } from "../connectors/types.js";
 import { decodeAudio } from "../audio/decode.js";
 import type { CallScript } from "./script.js";
+import { DownlinkSegmenter, duplexAgentTurn, pushInCallOrder, type SegmentedTurn } from "./downlink.js";
 
 /** Options of a scripted call: connector, TTS, duplex, barge-in grace, output folder. */
 export interface ScriptedCallOptions {
@@ -75,6 +76,78 @@ function pcmOfAudio(audio: Audio): { pcm: Int16Array; sampleRate: number } {
   return { pcm: d.samples, sampleRate: d.sampleRate };
 }
 
+/** What a call record starts with (call name, mode, connector settings, what the call is about). */
+export interface CallRecordFields {
+  name: string;
+  duplex: boolean;
+  connectorInfo?: Record<string, unknown>;
+  /** The record's warnings list (a caller may already hold it). */
+  warnings?: string[];
+  scenario?: string | null;
+  expectedOutcome?: string | null;
+  userDescription?: string | null;
+}
+
+/**
+ * A new call record (connect time: now) and `end`, which sets its end_reason once and its error
+ * once (`call <name>: …`, logged).
+ */
+export function openCallRecord(
+  connector: VoiceConnector,
+  fields: CallRecordFields,
+  log: (m: string) => void,
+): { record: CallRecord; end: (reason: EndReason | SimulationEndReason, e?: unknown) => void } {
+  const record: CallRecord = {
+    name: fields.name,
+    protocol: connector.protocol,
+    connector: fields.connectorInfo ?? { kind: connector.constructor.name },
+    mode: fields.duplex ? "duplex" : "half-duplex",
+    turnDetection: connector.turnDetection,
+    latencyMeaning: latencyMeaning(connector.protocol, fields.duplex),
+    connectStartedAt: monotonicMs(),
+    connectedAt: null,
+    endedAt: 0,
+    turns: [],
+    endReason: null,
+    error: null,
+    warnings: fields.warnings ?? [],
+    callerTranscripts: [],
+    scenario: fields.scenario,
+    expectedOutcome: fields.expectedOutcome,
+    ...(fields.userDescription !== undefined ? { userDescription: fields.userDescription } : {}),
+  };
+  const end = (reason: EndReason | SimulationEndReason, e: unknown = null) => {
+    record.endReason ??= reason;
+    if (!record.error && e) {
+      const v = toVoxError(e);
+      record.error = { code: v.code, message: `call ${fields.name}: ${v.message}` };
+      log(`error: ${v.message}`);
+    }
+  };
+  return { record, end };
+}
+
+/** Connect the call; false (end_reason error, the call over) when the connection failed. */
+export async function connectCall(connector: VoiceConnector, record: CallRecord, end: (reason: EndReason, e: unknown) => void): Promise<boolean> {
+  try {
+    await connector.connect();
+  } catch (e) {
+    end("error", e);
+    record.endedAt = monotonicMs();
+    return false;
+  }
+  record.connectedAt = monotonicMs();
+  return true;
+}
+
+/** Hang up and keep what the connector reported: the agent's transcriptions of the caller and its non-fatal errors. */
+export async function closeCall(connector: VoiceConnector, record: CallRecord): Promise<void> {
+  await connector.disconnect().catch(() => {});
+  record.endedAt = monotonicMs();
+  record.callerTranscripts.push(...(connector.callerTranscripts ?? []));
+  record.warnings.push(...(connector.agentErrors ?? []).map((m) => `agent reported: ${m}`));
+}
+
 /**
  * Run a script: connect, speak each caller turn, record every turn with its timing, disconnect.
  * The record is returned even when the call ends abnormally (end_reason set); only an unreadable
@@ -85,40 +158,8 @@ export async function runScriptedCall(script: CallScript, connector: VoiceConnec
   if (duplex && !connector.supportsDuplex) throw new VoxError("NOT_SUPPORTED", `the ${connector.protocol} connector has no duplex mode`, { file: script.origin });
   const log = (m: string) => options.onProgress?.(`[${script.name}] ${m}`);
   const prepared = await prepareCallerAudio(script, options.tts);
-  const record: CallRecord = {
-    name: script.name,
-    protocol: connector.protocol,
-    connector: options.connectorInfo ?? { kind: connector.constructor.name },
-    mode: duplex ? "duplex" : "half-duplex",
-    turnDetection: connector.turnDetection,
-    latencyMeaning: latencyMeaning(connector.protocol, duplex),
-    connectStartedAt: monotonicMs(),
-    connectedAt: null,
-    endedAt: 0,
-    turns: [],
-    endReason: null,
-    error: null,
-    warnings: [],
-    callerTranscripts: [],
-    scenario: script.scenario,
-    expectedOutcome: script.expectedOutcome,
-  };
-  const fail = (reason: EndReason, e: unknown) => {
-    record.endReason ??= reason;
-    if (!record.error && e) {
-      const v = toVoxError(e);
-      record.error = { code: v.code, message: `call ${script.name}: ${v.message}` };
-      log(`error: ${v.message}`);
-    }
-  };
-  try {
-    await connector.connect();
-  } catch (e) {
-    fail("error", e);
-    record.endedAt = monotonicMs();
-    return record;
-  }
-  record.connectedAt = monotonicMs();
+  const { record, end: fail } = openCallRecord(connector, { name: script.name, duplex, connectorInfo: options.connectorInfo, scenario: script.scenario, expectedOutcome: script.expectedOutcome }, log);
+  if (!(await connectCall(connector, record, fail))) return record;
   log(`connected (${connector.protocol}, ${record.mode})`);
   try {
     const pcms = prepared.map((p) => pcmAt(p.audio, connector.audioFormat.sampleRate, connector.resampler));
@@ -127,10 +168,7 @@ export async function runScriptedCall(script: CallScript, connector: VoiceConnec
   } catch (e) {
     fail("error", e);
   } finally {
-    await connector.disconnect().catch(() => {});
-    record.endedAt = monotonicMs();
-    record.callerTranscripts.push(...(connector.callerTranscripts ?? []));
-    record.warnings.push(...(connector.agentErrors ?? []).map((m) => `agent reported: ${m}`));
+    await closeCall(connector, record);
   }
   log(`ended${record.endReason ? ` (${record.endReason})` : ""}: ${record.turns.length} turn(s)`);
   return record;
@@ -213,84 +251,6 @@ async function runHalfDuplex(
   }
 }
 
-interface LiveAgentTurn {
-  firstAudioAt: number;
-  done: Promise<CollectedAgentTurn>;
-  result: CollectedAgentTurn | null;
-}
-
-/** Segments the duplex downlink into agent turns with the turn engine, as they happen. */
-class DownlinkSegmenter {
-  readonly turns: LiveAgentTurn[] = [];
-  /** Set when the downlink closed or was stopped. */
-  final: CollectedAgentTurn | null = null;
-  private readonly stop = new AbortController();
-  private wake = new Set<() => void>();
-  readonly running: Promise<void>;
-
-  constructor(private readonly connector: VoiceConnector) {
-    this.running = this.loop();
-  }
-
-  private notify(): void {
-    for (const w of this.wake) w();
-  }
-
-  private async loop(): Promise<void> {
-    const queue = this.connector.agentEvents();
-    for (;;) {
-      let resolveDone!: (t: CollectedAgentTurn) => void;
-      const done = new Promise<CollectedAgentTurn>((r) => (resolveDone = r));
-      let live: LiveAgentTurn | null = null;
-      const t = await collectAgentTurn(queue, {
-        sampleRate: this.connector.recvSampleRate,
-        detection: this.connector.turnDetection,
-        capFrom: "speech",
-        believeTurnComplete: this.connector.signalsTurnComplete,
-        signal: this.stop.signal,
-        onSpeechStart: (at) => {
-          live = { firstAudioAt: at, done, result: null };
-          this.turns.push(live);
-          this.notify();
-        },
-      });
-      if (live) {
-        (live as LiveAgentTurn).result = t;
-        resolveDone(t);
-      }
-      if (t.endedBy === "closed" || t.endedBy === "cancelled") {
-        this.final = t;
-        this.notify();
-        return;
-      }
-      this.notify();
-    }
-  }
-
-  /** The first agent turn that started after `afterAt`, or null once `deadline` passes or the downlink ends. */
-  async turnAfter(afterAt: number, deadline: number): Promise<LiveAgentTurn | null> {
-    for (;;) {
-      const found = this.turns.find((t) => t.firstAudioAt > afterAt);
-      if (found) return found;
-      if (this.final || monotonicMs() >= deadline) return null;
-      await new Promise<void>((resolve) => {
-        const w = () => {
-          clearTimeout(timer);
-          this.wake.delete(w);
-          resolve();
-        };
-        const timer = setTimeout(w, Math.max(0, deadline - monotonicMs()));
-        this.wake.add(w);
-      });
-    }
-  }
-
-  async close(): Promise<void> {
-    this.stop.abort();
-    await this.running;
-  }
-}
-
 async function runDuplex(
   script: CallScript,
   connector: VoiceConnector,
@@ -304,7 +264,7 @@ async function runDuplex(
   const rate = connector.audioFormat.sampleRate;
   const capMs = connector.turnDetection.maxTurnTimeoutS * 1000;
   const graceMs = options.bargeInGraceMs ?? DEFAULT_SCRIPTED_CALL_OPTIONS.bargeInGraceMs;
-  const seg = new DownlinkSegmenter(connector);
+  const seg = new DownlinkSegmenter<SegmentedTurn>(connector, (firstAudioAt, done) => ({ firstAudioAt, done, result: null }));
   const callers: CallerTurnRecord[] = [];
   const playoutEnd = (t: CollectedAgentTurn) => (t.firstAudioAt ?? t.endedAt) + (t.pcm.length / t.sampleRate) * 1000;
   /** False (and the call's end_reason set) when an agent turn ended abnormally or the downlink closed. */
@@ -320,7 +280,7 @@ async function runDuplex(
     }
     return true;
   };
-  const replyAfter = async (after: CallerTurnRecord | null): Promise<LiveAgentTurn | null> => {
+  const replyAfter = async (after: CallerTurnRecord | null): Promise<SegmentedTurn | null> => {
     const from = after ? after.startedAt : -Infinity;
     const deadline = (after ? after.uplinkEndedAt : record.connectedAt!) + capMs;
     const t = await seg.turnAfter(from, deadline);
@@ -383,30 +343,16 @@ async function runDuplex(
 }
 
 /** Caller and agent turns in call order, with §L8 duplex latencies and barge-in outcomes. */
-function assembleDuplexTurns(record: CallRecord, callers: CallerTurnRecord[], agents: LiveAgentTurn[], graceMs: number): void {
+function assembleDuplexTurns(record: CallRecord, callers: CallerTurnRecord[], agents: SegmentedTurn[], graceMs: number): void {
   const agentTurns: AgentTurnRecord[] = [];
   for (const a of agents) {
     const t = a.result ?? null;
     if (!t || t.pcm.length === 0) continue;
-    const answered = [...callers].reverse().find((c) => c.startedAt < a.firstAudioAt) ?? null;
     const end = a.firstAudioAt + (t.pcm.length / t.sampleRate) * 1000;
     const barge = callers.find((c) => c.bargeIn && c.startedAt > a.firstAudioAt && c.startedAt < end);
     const interrupted = barge !== undefined && end <= barge.startedAt + graceMs;
     if (barge) barge.bargeInHonoured = interrupted;
-    agentTurns.push({
-      role: "assistant",
-      pcm: t.pcm,
-      sampleRate: t.sampleRate,
-      startedAt: a.firstAudioAt,
-      readAt: t.firstAudioReadAt,
-      transcript: t.transcript,
-      latencyMs: answered ? a.firstAudioAt - (answered.startedAt + (answered.pcm.length / answered.sampleRate) * 1000) : null,
-      endedBy: t.endedBy,
-      interrupted,
-      interruptionSignalled: t.interruptionSignalled,
-    });
+    agentTurns.push(duplexAgentTurn(a, t, callers, interrupted));
   }
-  const all = [...callers, ...agentTurns];
-  all.sort((x, y) => x.startedAt! - y.startedAt! || (x.role === "user" ? -1 : 1));
-  record.turns.push(...all);
+  pushInCallOrder(record, callers, agentTurns);
 }

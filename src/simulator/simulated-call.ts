@@ -1,13 +1,13 @@
 // One simulated call: a golden's caller (persona, policy, TTS, STT) holds a call with an agent through a connector, half-duplex or duplex with §L6.2 floor control, into a CallRecord.
 import { Audio } from "../model/audio.js";
-import { VoxError, toVoxError } from "../model/errors.js";
+import { VoxError } from "../model/errors.js";
 import { writeWavPcm16 } from "../audio/wav-writer.js";
 import { decodeAudio } from "../audio/decode.js";
 import { downmixTruncating } from "../audio/convert.js";
 import type { SpeechToText, TextToSpeech } from "../speech/types.js";
 import { monotonicMs, sleepUntil } from "../connectors/clock.js";
 import { pcmAt } from "../connectors/pcm-input.js";
-import { collectAgentTurn, type CollectedAgentTurn } from "../connectors/turn-engine.js";
+import type { CollectedAgentTurn, TurnProgress } from "../connectors/turn-engine.js";
 import type { AgentTurnRecord, CallRecord, CallerTurnRecord, EndReason, SimulationEndReason } from "../connectors/capture.js";
 import type { UplinkResult, VoiceConnector } from "../connectors/types.js";
 import { BackgroundNoise } from "./background-noise.js";
@@ -26,7 +26,9 @@ import {
   type InterruptionJudge,
 } from "./floor-control.js";
 import { DEFAULT_INTERRUPTION_BEHAVIOR, type ConversationalGolden, type InterruptionBehavior } from "./golden.js";
-import { latencyMeaning } from "./scripted-call.js";
+import { closeCall, connectCall, openCallRecord } from "./scripted-call.js";
+import { DownlinkSegmenter, duplexAgentTurn, pushInCallOrder, type SegmentedTurn } from "./downlink.js";
+import { attachAgentHeard, spokenPrefix, type HeardArrival } from "./agent-heard.js";
 
 /** Options of one simulated call: connector, caller policy, judge, speech models, duplex, turn limit, seed. */
 export interface SimulateCallOptions {
@@ -75,6 +77,8 @@ const SILENT_TURN_S = 1.0;
 const AGENT_QUIET_MS = 150;
 /** A streaming STT fallback pass per this much new agent audio (no connector transcript). */
 const STT_FALLBACK_STEP_S = 1.0;
+/** Duplex: how often the agent's transcriptions of the caller are looked for (their arrival times place them). */
+const HEARD_POLL_MS = 20;
 
 interface Costs {
   tts: number | null;
@@ -234,41 +238,12 @@ export async function simulateCall(golden: ConversationalGolden, connector: Voic
   const log = (m: string) => options.onProgress?.(`[${options.name}] ${m}`);
   const caller = new Caller(golden, connector, options, log);
   const behavior = golden.persona?.interruptionBehavior ?? options.interruption ?? DEFAULT_INTERRUPTION_BEHAVIOR;
-  const record: CallRecord = {
-    name: options.name,
-    protocol: connector.protocol,
-    connector: options.connectorInfo ?? { kind: connector.constructor.name },
-    mode: duplex ? "duplex" : "half-duplex",
-    turnDetection: connector.turnDetection,
-    latencyMeaning: latencyMeaning(connector.protocol, duplex),
-    connectStartedAt: monotonicMs(),
-    connectedAt: null,
-    endedAt: 0,
-    turns: [],
-    endReason: null,
-    error: null,
-    warnings: caller.warnings,
-    callerTranscripts: [],
-    scenario: golden.scenario,
-    expectedOutcome: golden.expectedOutcome,
-    userDescription: golden.persona?.characteristics ?? null,
-  };
-  const end = (reason: EndReason | SimulationEndReason, e: unknown = null) => {
-    record.endReason ??= reason;
-    if (!record.error && e) {
-      const v = toVoxError(e);
-      record.error = { code: v.code, message: `call ${options.name}: ${v.message}` };
-      log(`error: ${v.message}`);
-    }
-  };
-  try {
-    await connector.connect();
-  } catch (e) {
-    end("error", e);
-    record.endedAt = monotonicMs();
-    return record;
-  }
-  record.connectedAt = monotonicMs();
+  const { record, end } = openCallRecord(
+    connector,
+    { name: options.name, duplex, connectorInfo: options.connectorInfo, warnings: caller.warnings, scenario: golden.scenario, expectedOutcome: golden.expectedOutcome, userDescription: golden.persona?.characteristics ?? null },
+    log,
+  );
+  if (!(await connectCall(connector, record, end))) return record;
   log(`connected (${connector.protocol}, ${record.mode}, ${options.policy.kind} caller)`);
   try {
     if (duplex) await runDuplex(caller, record, behavior, end);
@@ -277,10 +252,7 @@ export async function simulateCall(golden: ConversationalGolden, connector: Voic
     if (e instanceof EndCall) end(e.reason, e.cause_);
     else end("error", e);
   } finally {
-    await connector.disconnect().catch(() => {});
-    record.endedAt = monotonicMs();
-    record.callerTranscripts.push(...(connector.callerTranscripts ?? []));
-    record.warnings.push(...(connector.agentErrors ?? []).map((m) => `agent reported: ${m}`));
+    await closeCall(connector, record);
   }
   const p = golden.persona;
   record.metadata = {
@@ -417,102 +389,41 @@ async function runHalfDuplex(caller: Caller, record: CallRecord, end: (r: EndRea
   }
 }
 
-/** An agent turn as the duplex caller hears it. */
-interface LiveTurn {
-  firstAudioAt: number;
-  samples: number;
-  lastSpeechAt: number;
-  transcript: string | null;
-  pcm: () => Int16Array;
-  done: Promise<CollectedAgentTurn>;
-  result: CollectedAgentTurn | null;
+/** An agent turn as the duplex caller hears it: what the turn engine has kept so far, and the floor control's marks. */
+class LiveTurn implements SegmentedTurn {
+  result: CollectedAgentTurn | null = null;
+  /** The turn engine's view of the turn in progress (null before its first event). */
+  progress: TurnProgress | null = null;
   /** Set by the floor control. */
-  interrupted: boolean;
+  interrupted = false;
   /** What the caller had heard when its barge succeeded. */
-  heardAtCut: string | null;
+  heardAtCut: string | null = null;
   /** STT fallback: what was heard of the audio so far, and up to which sample. */
-  sttHeard: string;
-  sttUpTo: number;
-}
+  sttHeard = "";
+  sttUpTo = 0;
 
-/** Reads the duplex downlink as agent turns (turn engine), exposing the turn in progress. */
-class LiveDownlink {
-  readonly turns: LiveTurn[] = [];
-  final: CollectedAgentTurn | null = null;
-  private readonly stop = new AbortController();
-  private wake = new Set<() => void>();
-  readonly running: Promise<void>;
+  constructor(
+    readonly firstAudioAt: number,
+    readonly done: Promise<CollectedAgentTurn>,
+  ) {}
 
-  constructor(private readonly connector: VoiceConnector) {
-    this.running = this.loop();
+  /** Samples received so far (all of them once the turn ended). */
+  get samples(): number {
+    return this.result ? this.result.pcm.length : (this.progress?.samples ?? 0);
   }
 
-  private notify(): void {
-    for (const w of this.wake) w();
+  /** Monotonic ms of the last speech frame. */
+  get lastSpeechAt(): number {
+    return this.progress?.lastSpeechAt ?? this.firstAudioAt;
   }
 
-  private async loop(): Promise<void> {
-    const queue = this.connector.agentEvents();
-    for (;;) {
-      let resolveDone!: (t: CollectedAgentTurn) => void;
-      const done = new Promise<CollectedAgentTurn>((r) => (resolveDone = r));
-      let live: LiveTurn | null = null;
-      const t = await collectAgentTurn(queue, {
-        sampleRate: this.connector.recvSampleRate,
-        detection: this.connector.turnDetection,
-        capFrom: "speech",
-        believeTurnComplete: this.connector.signalsTurnComplete,
-        signal: this.stop.signal,
-        onSpeechStart: (at) => {
-          live = { firstAudioAt: at, samples: 0, lastSpeechAt: at, transcript: null, pcm: () => new Int16Array(0), done, result: null, interrupted: false, heardAtCut: null, sttHeard: "", sttUpTo: 0 };
-          this.turns.push(live);
-          this.notify();
-        },
-        onProgress: (p) => {
-          const l = live as LiveTurn | null;
-          if (!l) return;
-          l.samples = p.samples;
-          l.lastSpeechAt = p.lastSpeechAt;
-          l.transcript = p.transcript;
-          l.pcm = p.pcm;
-        },
-      });
-      if (live) {
-        const l = live as LiveTurn;
-        l.result = t;
-        l.samples = t.pcm.length;
-        l.transcript = t.transcript;
-        resolveDone(t);
-      }
-      if (t.endedBy === "closed" || t.endedBy === "cancelled") {
-        this.final = t;
-        this.notify();
-        return;
-      }
-      this.notify();
-    }
+  /** The connector transcript so far (the final one once the turn ended). */
+  get transcript(): string | null {
+    return this.result ? this.result.transcript : (this.progress?.transcript ?? null);
   }
 
-  async turnAfter(afterAt: number, deadline: number): Promise<LiveTurn | null> {
-    for (;;) {
-      const found = this.turns.find((t) => t.firstAudioAt > afterAt);
-      if (found) return found;
-      if (this.final || monotonicMs() >= deadline) return null;
-      await new Promise<void>((resolve) => {
-        const w = () => {
-          clearTimeout(timer);
-          this.wake.delete(w);
-          resolve();
-        };
-        const timer = setTimeout(w, Math.max(0, deadline - monotonicMs()));
-        this.wake.add(w);
-      });
-    }
-  }
-
-  async close(): Promise<void> {
-    this.stop.abort();
-    await this.running;
+  pcm(): Int16Array {
+    return this.progress?.pcm() ?? new Int16Array(0);
   }
 }
 
@@ -527,8 +438,23 @@ async function runDuplex(caller: Caller, record: CallRecord, behavior: Interrupt
   const preset = FLOOR_CONTROL_PRESETS[behavior.overlap] ?? DEFAULT_FLOOR_CONTROL;
   const judge = options.judge ?? new RuleBasedJudge(options.seed ?? DEFAULT_SIMULATE_CALL_OPTIONS.seed);
   const hold = caller.persona?.holdTimeout ?? null;
-  const seg = new LiveDownlink(connector);
+  const seg = new DownlinkSegmenter(
+    connector,
+    (firstAudioAt, done) => new LiveTurn(firstAudioAt, done),
+    (turn, progress) => (turn.progress = progress),
+  );
   const callers: CallerTurnRecord[] = [];
+  /** Each caller turn's whole clip (a cut turn's record keeps only what was sent). */
+  const clips = new Map<CallerTurnRecord, Int16Array>();
+  /** The agent's transcriptions of the caller, stamped on arrival. */
+  const heard: HeardArrival[] = [];
+  let heardSeen = 0;
+  const pollHeard = () => {
+    const all = connector.callerTranscripts ?? [];
+    const now = monotonicMs();
+    while (heardSeen < all.length) heard.push({ at: now, text: all[heardSeen++] });
+  };
+  const heardTimer = setInterval(pollHeard, HEARD_POLL_MS);
   const origin = record.connectedAt!;
   let bargesInCall = 0;
   let uplink: Promise<UplinkResult> | null = null;
@@ -579,6 +505,7 @@ async function runDuplex(caller: Caller, record: CallRecord, behavior: Interrupt
       (e) => end(endReasonOf(e), e),
     );
     callers.push(c);
+    clips.set(c, spoken.pcm);
     caller.history.push({ role: "caller", text: spoken.text });
     return c;
   };
@@ -645,6 +572,7 @@ async function runDuplex(caller: Caller, record: CallRecord, behavior: Interrupt
           const c = caller.callerRecord({ pcm: spoken.pcm, firstFrameAt, endedAt: firstFrameAt + clipMs, frameLatenessMs: [], stopped: false }, spoken.text, spoken.source, { barge_in: true, judge_reason: decision.reason });
           c.bargeIn = true;
           callers.push(c);
+          clips.set(c, spoken.pcm);
           caller.history.push({ role: "caller", text: spoken.text });
           state("overlap");
           let outcome: "yielded_to" | "early_yield" | "grace_miss" | null = null;
@@ -784,8 +712,27 @@ async function runDuplex(caller: Caller, record: CallRecord, behavior: Interrupt
       await (uplink as Promise<UplinkResult>).catch(() => null);
     }
     await seg.close();
+    clearInterval(heardTimer);
+    pollHeard();
+    attachAgentHeard(callers, heard, callerReferences(callers, clips));
     await assembleDuplexTurns(caller, record, callers, seg.turns);
   }
+}
+
+/**
+ * What each caller turn actually said: its text, or for a turn whose uplink was cut (a yield or a
+ * grace miss) the spoken prefix of it, recorded as `spoken_fraction` of its speech.
+ */
+function callerReferences(callers: readonly CallerTurnRecord[], clips: ReadonlyMap<CallerTurnRecord, Int16Array>): Map<CallerTurnRecord, string> {
+  const out = new Map<CallerTurnRecord, string>();
+  for (const c of callers) {
+    const full = clips.get(c);
+    if (!c.stopped || !full || c.pcm.length >= full.length) continue;
+    const p = spokenPrefix(c.text ?? "", full, c.pcm.length, c.sampleRate);
+    c.metadata!.spoken_fraction = Math.round(p.fraction * 1000) / 1000;
+    out.set(c, p.text);
+  }
+  return out;
 }
 
 /** Caller and agent turns in call order, with §L8 duplex latencies and the §L6.2 recorded metadata. */
@@ -795,7 +742,6 @@ async function assembleDuplexTurns(caller: Caller, record: CallRecord, callers: 
   for (const a of agents) {
     const t = a.result;
     if (!t || t.pcm.length === 0) continue;
-    const answered = [...callers].reverse().find((c) => c.startedAt < a.firstAudioAt) ?? null;
     const meta: Record<string, unknown> = {};
     const endedWithoutSignal = signals && t.endedBy !== "turn_complete";
     const cut = a.interrupted || endedWithoutSignal;
@@ -827,22 +773,7 @@ async function assembleDuplexTurns(caller: Caller, record: CallRecord, callers: 
         caller.warn(`STT of an agent turn failed: ${(e as Error).message}`);
       }
     }
-    agentTurns.push({
-      role: "assistant",
-      pcm: t.pcm,
-      sampleRate: t.sampleRate,
-      startedAt: a.firstAudioAt,
-      readAt: t.firstAudioReadAt,
-      transcript: t.transcript,
-      latencyMs: answered ? a.firstAudioAt - (answered.startedAt + (answered.pcm.length / answered.sampleRate) * 1000) : null,
-      endedBy: t.endedBy,
-      interrupted: a.interrupted,
-      interruptionSignalled: t.interruptionSignalled,
-      content,
-      metadata: meta,
-    });
+    agentTurns.push(duplexAgentTurn(a, t, callers, a.interrupted, { content, metadata: meta }));
   }
-  const all = [...callers, ...agentTurns];
-  all.sort((x, y) => x.startedAt! - y.startedAt! || (x.role === "user" ? -1 : 1));
-  record.turns.push(...all);
+  pushInCallOrder(record, callers, agentTurns);
 }

@@ -1,4 +1,4 @@
-// Per-input contract, unexpected errors: an error no reader anticipated (a malformed http url, nesting deep enough to overflow the stack) is still one record, naming the file it came from.
+// Per-input contract, located errors: a malformed http url and nesting deep enough to overflow the stack are one record each, naming the file it came from and the field (never INTERNAL).
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -18,7 +18,7 @@ async function scoreFiles(files: Record<string, string>): Promise<ResultRecord[]
 }
 
 describe("unexpected errors are located in their file", () => {
-  it("a malformed http url and 200,000-deep nesting: one record each naming the file; the good call is scored", async () => {
+  it("a malformed http url and 200,000-deep nesting: one record each naming the file and field; the good call is scored", async () => {
     const good = JSON.stringify({ turns: [{ role: "user", content: "hi" }] });
     const records = await scoreFiles({
       "bad-url.json": JSON.stringify({ turns: [{ role: "user", content: "hi", audio: { url: "http://[bad", start_time: 0 } }] }),
@@ -27,8 +27,14 @@ describe("unexpected errors are located in their file", () => {
     });
     const byId = new Map(records.map((r) => [bareId(r.id), r]));
     expect(records).toHaveLength(3);
-    expect(byId.get("bad-url.json#0")!.error).toEqual({ code: "INTERNAL", message: `${dir}/bad-url.json: Invalid URL` });
-    expect(byId.get("deep.json#0")!.error).toEqual({ code: "INTERNAL", message: `${dir}/deep.json: Maximum call stack size exceeded` });
+    expect(byId.get("bad-url.json#0")!.error).toEqual({
+      code: "INVALID_AUDIO",
+      message: `${dir}/bad-url.json: turns[0].audio.url: Invalid dict for Turn: {'role': 'user', 'content': 'hi', 'audio': {'url': 'http://[bad', 'start_time': 0}} (audio.url: not a valid URL or path ("http://[bad": its host is not a valid bracketed IPv6 address))`,
+    });
+    expect(byId.get("deep.json#0")!.error).toEqual({
+      code: "LIMIT_EXCEEDED",
+      message: `${dir}/deep.json: turns[0].metadata[0]…: nested 200003 levels deep, too deep to read (Maximum call stack size exceeded)`,
+    });
     expect(byId.get("good.json#0")!.status).toBe("ok");
   });
 });

@@ -1,7 +1,8 @@
 // deepeval ConversationalTestCase JSON / JSON arrays / JSONL files (formats.md F1): detection, one call per record, loading a record; and the library loaders of whole files.
 import { readFileSync } from "node:fs";
 import { dirname, isAbsolute, resolve } from "node:path";
-import { setDefaultLocalAudioResolver, type ResolvedLocalFile } from "../../model/audio.js";
+import { AudioValidationError, setDefaultLocalAudioResolver, type ResolvedLocalFile } from "../../model/audio.js";
+import { remoteUrlProblem } from "./remote-url.js";
 import { parseTestCaseText, testCaseFromJson, type CompatMode, type ParsedTestCase } from "../../model/codec.js";
 import { VoxError } from "../../model/errors.js";
 import { lineAndColumn, locateRecordSyntaxError, parseRecord } from "../../model/json-records.js";
@@ -39,8 +40,40 @@ export function load(ref: RecordRef, options: IngestOptions): LoadedCall {
   }
   const baseDir = ref.baseDir ?? dirname(ref.path);
   const warnings: string[] = [];
-  const testCase = testCaseFromJson(value, { compat: options.compat, file, resolveLocal: localAudioResolver(baseDir, options.confinePaths ?? null), describeUrl: (url) => localPathOf(url, baseDir) ?? url }, warnings);
+  let testCase;
+  try {
+    testCase = testCaseFromJson(value, { compat: options.compat, file, resolveLocal: localAudioResolver(baseDir, options.confinePaths ?? null), describeUrl: (url) => localPathOf(url, baseDir) ?? url }, warnings);
+  } catch (e) {
+    // A value nested deeper than the stack allows runs the validator (or its error message) out of stack: this record's error, located.
+    if (e instanceof RangeError) {
+      const deepest = deepestNesting(value);
+      throw new VoxError("LIMIT_EXCEEDED", `nested ${deepest.depth} levels deep, too deep to read (${e.message})`, { file, field: deepest.field });
+    }
+    throw e;
+  }
   return { testCase, warnings };
+}
+
+/** Segments of a field path shown before it is cut. */
+const SHOWN_SEGMENTS = 4;
+
+/** The deepest array/object nesting of a JSON value and where it starts (`turns[0].metadata.a…`); iterative, so any depth is safe. */
+export function deepestNesting(value: unknown): { depth: number; field: string } {
+  const nodes: Array<{ value: unknown; parent: number; key: string | number | null; depth: number }> = [{ value, parent: -1, key: null, depth: 0 }];
+  let best = 0;
+  for (let i = 0; i < nodes.length; i++) {
+    const n = nodes[i];
+    if (n.depth > nodes[best].depth) best = i;
+    if (n.value !== null && typeof n.value === "object") {
+      const entries: Array<[string | number, unknown]> = Array.isArray(n.value) ? n.value.map((v, k) => [k, v]) : Object.entries(n.value);
+      for (const [k, v] of entries) if (v !== null && typeof v === "object") nodes.push({ value: v, parent: i, key: k, depth: n.depth + 1 });
+    }
+  }
+  const keys: Array<string | number> = [];
+  for (let i = best; nodes[i].parent >= 0; i = nodes[i].parent) keys.push(nodes[i].key!);
+  keys.reverse();
+  const shown = keys.slice(0, SHOWN_SEGMENTS).map((k, j) => (typeof k === "number" ? `[${k}]` : j === 0 ? k : `.${k}`)).join("");
+  return { depth: nodes[best].depth + 1, field: keys.length > SHOWN_SEGMENTS ? `${shown}…` : shown || "(root)" };
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {
@@ -87,6 +120,9 @@ setDefaultLocalAudioResolver((url, baseDir) => {
 function localAudioResolver(baseDir: string, confine: string | null = null): (url: string) => ResolvedLocalFile | null {
   const root = confine === null ? null : realPathOr(confine);
   return (url) => {
+    // An http(s) url that does not parse is an error of the url field (deepeval's Audio fails on it too).
+    const problem = remoteUrlProblem(url);
+    if (problem) throw new AudioValidationError("url", problem);
     const p = localPathOf(url, baseDir);
     if (root !== null && p) {
       const real = realPathOr(p);

@@ -6,6 +6,7 @@ import { createTestCase, type Turn } from "../../model/test-case.js";
 import { displayPathOf, isFile, isInside, readFileBytes, realPathOr } from "../files.js";
 import type { Candidate, CandidateContext, CallRef, ConversationRef, IngestOptions, InputFormat, LoadedCall } from "../types.js";
 import { discoverConversations, readConversationRecords, type LineRecord } from "./conversations.js";
+import { remoteUrlProblem } from "./remote-url.js";
 
 type Json = Record<string, unknown>;
 
@@ -172,7 +173,11 @@ function datasetAudio(o: Json, datasetFile: string, turnNumber: number, lineFiel
   const media = mediaReference(o);
   if (media) {
     const field = `${lineField}: ${media.field}`;
-    if (media.data.startsWith("http://") || media.data.startsWith("https://")) return new Audio(audioInit({ url: media.data }));
+    if (media.data.startsWith("http://") || media.data.startsWith("https://")) {
+      const problem = remoteUrlProblem(media.data);
+      if (problem) throw new VoxError("INVALID_AUDIO", `Failed to resolve media audio for turn ${turnNumber}: ${problem}`, { file: displayPathOf(datasetFile), field });
+      return new Audio(audioInit({ url: media.data }));
+    }
     if (!media.data.startsWith("data:")) {
       throw new VoxError("INVALID_AUDIO", `Failed to resolve media audio for turn ${turnNumber}: only data: URIs and http(s) URLs are accepted`, { file: displayPathOf(datasetFile), field });
     }
