@@ -360,10 +360,18 @@ export class FrameWindows {
   constructor(private readonly arena: Arena, private readonly starts: Int32Array, private readonly span: number, total: number,
     private readonly evaluate: (buffer: number, buffered: number, starts: number, count: number, frames: Int32Array) => void,
     maxPush: number, private readonly batch = 4096) {
-    const valid: number[] = [];
-    for (let i = 0; i < starts.length; i++) if (starts[i] >= 0 && starts[i] + span <= total) valid.push(i);
-    valid.sort((a, b) => starts[a] - starts[b] || a - b);
-    this.order = Int32Array.from(valid);
+    // The frames that fit, in order of start (then index): a typed array, sorted only when the starts are not ascending already.
+    let count = 0;
+    for (let i = 0; i < starts.length; i++) if (starts[i] >= 0 && starts[i] + span <= total) count++;
+    const order = new Int32Array(count);
+    let sorted = true;
+    for (let i = 0, j = 0; i < starts.length; i++) {
+      if (!(starts[i] >= 0 && starts[i] + span <= total)) continue;
+      if (j > 0 && starts[order[j - 1]] > starts[i]) sorted = false;
+      order[j++] = i;
+    }
+    if (!sorted) order.sort((a, b) => starts[a] - starts[b] || a - b);
+    this.order = order;
     this.capacity = span + maxPush;
     this.buffer = arena.allocF32(this.capacity);
     this.startsAt = arena.allocI32(batch);
