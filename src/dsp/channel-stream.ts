@@ -9,31 +9,40 @@
 // it is known not to be the last one. Frame-based kernels (intensity, YIN, spectrum) read a sliding
 // buffer that holds every frame whole, so their arithmetic is the same as on the whole signal.
 import type { PcmSource } from "../audio/pcm-source.js";
-import { runsOfLevelsAt, type SpeechRunOptions } from "./channel-kernels.js";
+import type { SpeechRunOptions } from "./channel-kernels.js";
 import { checkStatus, expectResult } from "./kernel-error.js";
 import { withArena, type Arena } from "./wasm.js";
 
 /** Frames read from a source per chunk (the source may give fewer). */
 export const STREAM_CHUNK_FRAMES = 1 << 16;
 
-/** A growable Float32Array (amortised doubling). */
+/** A growable list of f32 kept in fixed blocks (no doubling: at most one block of slack; the exact copy is made once, at the end). */
 export class F32List {
-  private data = new Float32Array(1024);
+  private static readonly BLOCK = 1 << 16;
+  private readonly blocks: Float32Array[] = [];
   length = 0;
   pushAll(values: Float32Array): void {
-    if (this.length + values.length > this.data.length) {
-      let size = this.data.length * 2;
-      while (size < this.length + values.length) size *= 2;
-      const grown = new Float32Array(size);
-      grown.set(this.data.subarray(0, this.length));
-      this.data = grown;
+    const size = F32List.BLOCK;
+    for (let off = 0; off < values.length;) {
+      const within = this.length % size;
+      if (within === 0) this.blocks.push(new Float32Array(size));
+      const take = Math.min(values.length - off, size - within);
+      this.blocks[this.blocks.length - 1].set(values.subarray(off, off + take), within);
+      off += take;
+      this.length += take;
     }
-    this.data.set(values, this.length);
-    this.length += values.length;
   }
-  /** The values so far (a copy of exactly `length` values). */
+  /** The values so far (a copy of exactly `length` values); the list is emptied, its blocks freed as they are copied. */
   toArray(): Float32Array {
-    return this.data.slice(0, this.length);
+    const out = new Float32Array(this.length);
+    const size = F32List.BLOCK;
+    for (let b = 0; b < this.blocks.length; b++) {
+      out.set(this.blocks[b].subarray(0, Math.min(size, this.length - b * size)), b * size);
+      this.blocks[b] = new Float32Array(0);
+    }
+    this.blocks.length = 0;
+    this.length = 0;
+    return out;
   }
 }
 
@@ -166,9 +175,63 @@ export class ActivityStream {
   }
 }
 
-/** Speech runs (frame pairs) of frame levels, from a session's arena (copies the levels in). */
+/**
+ * Speech runs (frame pairs) of frame levels, from a session's arena: equal to runsOfLevelsAt on the
+ * same levels. The levels are copied into the arena, then the peak percentile is selected in place
+ * in `levels` (which this reorders: the caller's array is spent), so the arena holds the levels,
+ * one noise-floor window and the runs — not a second copy of every level.
+ */
 export function speechRunsOfLevels(arena: Arena, levels: Float32Array, options: SpeechRunOptions): Int32Array {
-  return runsOfLevelsAt(arena, arena.putF32(levels), levels.length, options);
+  const k = arena.k;
+  const n = levels.length;
+  const o = options;
+  if (n === 0) return new Int32Array(0);
+  const at = arena.putF32(levels);
+  const peak = percentileInPlaceF32(levels, o.peakPercentile);
+  const scratch = arena.alloc(k.activitySpeechRunsGivenPeakScratchSize(n, o.noiseHalfWindowFrames));
+  // A run ends after more than h frames at or below T_off, which the next onset cannot move back
+  // over: first frames of runs are at least h + 2 apart, so at most ⌈n / (h + 2)⌉ runs fit.
+  const h = Math.max(0, Math.floor(o.hangoverFrames));
+  const most = Math.min(n, Math.ceil(n / (h + 2)) + 1);
+  const out = arena.allocI32(2 * most);
+  const runs = checkStatus(k.activitySpeechRunsGivenPeak(at, n, peak, o.noisePercentile, o.noiseHalfWindowFrames,
+    o.enterAboveNoiseDb, o.enterBelowPeakDb, o.stayBelowEnterDb, o.hangoverFrames, scratch, out), "activitySpeechRunsGivenPeak");
+  return arena.i32(out, 2 * runs).slice();
+}
+
+/**
+ * The linearly interpolated percentile `p` of `values` (reordered in place): the very steps of the
+ * activity kernel's selectPercentile (Hoare quickselect on f32, then the smallest value above
+ * position k), so the result is the same f64.
+ */
+export function percentileInPlaceF32(buffer: Float32Array, p: number): number {
+  const n = buffer.length;
+  const r = ((n - 1) * p) / 100;
+  const k = Math.floor(r);
+  let lo = 0, hi = n - 1;
+  while (lo < hi) {
+    const pivot = buffer[(lo + hi) >> 1];
+    let i = lo, j = hi;
+    while (i <= j) {
+      while (buffer[i] < pivot) i++;
+      while (buffer[j] > pivot) j--;
+      if (i <= j) {
+        const t = buffer[i];
+        buffer[i] = buffer[j];
+        buffer[j] = t;
+        i++;
+        j--;
+      }
+    }
+    if (k <= j) hi = j;
+    else if (k >= i) lo = i;
+    else break;
+  }
+  const low = buffer[k];
+  if (r === k) return low;
+  let high = Infinity;
+  for (let i = k + 1; i < n; i++) if (buffer[i] < high) high = buffer[i];
+  return low + (r - k) * (high - low);
 }
 
 /**
