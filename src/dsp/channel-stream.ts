@@ -16,12 +16,35 @@ import { withArena, type Arena } from "./wasm.js";
 /** Frames read from a source per chunk (the source may give fewer). */
 export const STREAM_CHUNK_FRAMES = 1 << 16;
 
-/** A growable list of f32 kept in fixed blocks (no doubling: at most one block of slack; the exact copy is made once, at the end). */
+/**
+ * A growable list of f32: one array of the expected length when the caller knows it (then the list
+ * is handed over without a copy), else fixed blocks (no doubling: at most one block of slack; the
+ * exact copy is made once, at the end).
+ */
 export class F32List {
   private static readonly BLOCK = 1 << 16;
+  private exact: Float32Array | null;
   private readonly blocks: Float32Array[] = [];
   length = 0;
+  constructor(expected = 0) {
+    this.exact = expected > 0 ? new Float32Array(expected) : null;
+  }
   pushAll(values: Float32Array): void {
+    if (this.exact) {
+      if (this.length + values.length <= this.exact.length) {
+        this.exact.set(values, this.length);
+        this.length += values.length;
+        return;
+      }
+      // More than expected: go on in blocks.
+      const had = this.exact.subarray(0, this.length);
+      this.exact = null;
+      this.length = 0;
+      this.pushBlocks(had);
+    }
+    this.pushBlocks(values);
+  }
+  private pushBlocks(values: Float32Array): void {
     const size = F32List.BLOCK;
     for (let off = 0; off < values.length;) {
       const within = this.length % size;
@@ -32,8 +55,14 @@ export class F32List {
       this.length += take;
     }
   }
-  /** The values so far (a copy of exactly `length` values); the list is emptied, its blocks freed as they are copied. */
+  /** The values so far (exactly `length` values); the list is emptied, its storage handed over or freed as it is copied. */
   toArray(): Float32Array {
+    if (this.exact) {
+      const e = this.exact, n = this.length;
+      this.exact = null;
+      this.length = 0;
+      return n === e.length ? e : e.slice(0, n);
+    }
     const out = new Float32Array(this.length);
     const size = F32List.BLOCK;
     for (let b = 0; b < this.blocks.length; b++) {
@@ -126,11 +155,15 @@ export class ActivityStream {
   private buffered = 0;
   private consumed = 0;
   private pushed = 0;
-  private readonly levels = new F32List();
+  private readonly levels: F32List;
 
-  /** `y` is a shared region of activityStreamBlockLength() f64 (16-byte aligned) the filter writes into. */
-  constructor(private readonly arena: Arena, readonly sampleRate: number, private readonly y: number) {
+  /**
+   * `y` is a shared region of activityStreamBlockLength() f64 (16-byte aligned) the filter writes into;
+   * `expectedFrames`, when the signal's length is known, the samples to come (the levels are then kept in one array of the exact length).
+   */
+  constructor(private readonly arena: Arena, readonly sampleRate: number, private readonly y: number, expectedFrames = 0) {
     const k = arena.k;
+    this.levels = new F32List(expectedFrames > 0 ? k.activityFrameCount(expectedFrames, sampleRate) : 0);
     this.state = arena.alloc(k.activityStreamStateSize());
     checkStatus(k.activityStreamInit(this.state, sampleRate), "activityStreamInit");
     this.block = k.activityStreamBlockLength();
@@ -311,10 +344,12 @@ export class IntensityStream {
   private base = 0;
   private buffered = 0;
   private next = 0;
-  private readonly values = new F32List();
+  private readonly values: F32List;
 
-  constructor(private readonly arena: Arena, private readonly windowLength: number, private readonly step: number, beta: number, maxPush = STREAM_CHUNK_FRAMES) {
+  /** `expectedFrames`, when the signal's length is known: the samples to come (the contour is then kept in one array of the exact length). */
+  constructor(private readonly arena: Arena, private readonly windowLength: number, private readonly step: number, beta: number, maxPush = STREAM_CHUNK_FRAMES, expectedFrames = 0) {
     const k = arena.k;
+    this.values = new F32List(expectedFrames > 0 ? k.syllableFrameCount(expectedFrames, windowLength, step) : 0);
     this.window = arena.allocF32(windowLength);
     checkStatus(k.syllableKaiserWindow(this.window, windowLength, beta), "syllableKaiserWindow");
     this.capacity = windowLength + Math.max(step, maxPush);

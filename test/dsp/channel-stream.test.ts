@@ -5,7 +5,7 @@ import { DEFAULT_ACOUSTICS_OPTIONS } from "../../src/analysis/acoustics-options.
 import { memoryPcmSource, randomChunkSizes } from "../../src/audio/pcm-source.js";
 import type { DecodedAudio } from "../../src/audio/types.js";
 import { ChannelKernels, runsOfLevelsAt } from "../../src/dsp/channel-kernels.js";
-import { ActivityStream, percentileInPlaceF32, readPlanarChunks, speechRunsOfLevels, speechRunsStream } from "../../src/dsp/channel-stream.js";
+import { ActivityStream, F32List, percentileInPlaceF32, readPlanarChunks, speechRunsOfLevels, speechRunsStream } from "../../src/dsp/channel-stream.js";
 import { RecordingKernels } from "../../src/dsp/recording-kernels.js";
 import { withArena } from "../../src/dsp/wasm.js";
 import { speechLikeAudio } from "../helpers/stream-audio.js";
@@ -126,5 +126,24 @@ describe("speechRunsOfLevels (window-sized scratch, peak selected on the host) â
       }
     }
     expect(checked).toBeGreaterThan(100);
+  });
+});
+
+describe("F32List", () => {
+  it("keeps every value in order: at the expected length, past it (overflow into blocks), short of it, and without one", () => {
+    const values = Float32Array.from({ length: 200_003 }, (_, i) => Math.fround(Math.sin(i) * 100));
+    for (const expected of [0, 200_003, 150_000, 250_000]) {
+      for (const piece of [1, 999, 65_536, 70_001]) {
+        const list = new F32List(expected);
+        for (let at = 0; at < values.length; at += piece) list.pushAll(values.subarray(at, Math.min(values.length, at + piece)));
+        expect(list.length).toBe(values.length);
+        const out = list.toArray();
+        expect(out.length).toBe(values.length);
+        let differing = 0;
+        for (let i = 0; i < values.length; i++) if (!Object.is(out[i], values[i])) differing++;
+        expect(differing).toBe(0);
+        expect(list.length).toBe(0);
+      }
+    }
   });
 });
