@@ -447,7 +447,10 @@ export class DecimateStream {
  * are never evaluated. Holds one frame plus one push.
  */
 export class FrameWindows {
-  private readonly order: Int32Array;
+  /** Frame indices in order of start, or null when that is 0, 1, 2, … (then `which` is filled per batch). */
+  private readonly order: Int32Array | null;
+  private readonly count: number;
+  private readonly which: Int32Array | null;
   private readonly buffer: number;
   private readonly capacity: number;
   private readonly startsAt: number;
@@ -458,18 +461,28 @@ export class FrameWindows {
   constructor(private readonly arena: Arena, private readonly starts: Int32Array, private readonly span: number, total: number,
     private readonly evaluate: (buffer: number, buffered: number, starts: number, count: number, frames: Int32Array) => void,
     maxPush: number, private readonly batch = 4096) {
-    // The frames that fit, in order of start (then index): a typed array, sorted only when the starts are not ascending already.
+    // The frames that fit, in order of start (then index): a typed array, sorted only when the starts
+    // are not ascending already; none at all (identity) when every frame fits in ascending order.
     let count = 0;
-    for (let i = 0; i < starts.length; i++) if (starts[i] >= 0 && starts[i] + span <= total) count++;
-    const order = new Int32Array(count);
     let sorted = true;
-    for (let i = 0, j = 0; i < starts.length; i++) {
+    for (let i = 0, previous = -Infinity; i < starts.length; i++) {
       if (!(starts[i] >= 0 && starts[i] + span <= total)) continue;
-      if (j > 0 && starts[order[j - 1]] > starts[i]) sorted = false;
-      order[j++] = i;
+      if (starts[i] < previous) sorted = false;
+      previous = starts[i];
+      count++;
     }
-    if (!sorted) order.sort((a, b) => starts[a] - starts[b] || a - b);
-    this.order = order;
+    if (sorted && count === starts.length) {
+      this.order = null;
+      this.count = count;
+      this.which = new Int32Array(batch);
+    } else {
+      const order = new Int32Array(count);
+      for (let i = 0, j = 0; i < starts.length; i++) if (starts[i] >= 0 && starts[i] + span <= total) order[j++] = i;
+      if (!sorted) order.sort((a, b) => starts[a] - starts[b] || a - b);
+      this.order = order;
+      this.count = count;
+      this.which = null;
+    }
     this.capacity = span + maxPush;
     this.buffer = arena.allocF32(this.capacity);
     this.startsAt = arena.allocI32(batch);
@@ -477,15 +490,16 @@ export class FrameWindows {
 
   /** Whether every frame has been evaluated. */
   get done(): boolean {
-    return this.next >= this.order.length;
+    return this.next >= this.count;
   }
 
   /** Add `n` f32 samples at arena pointer `ptr` (the signal's next samples). */
   push(ptr: number, n: number): void {
     const { order, starts, span } = this;
+    const at = (i: number): number => (order ? order[i] : i);
     for (let off = 0; off < n;) {
       if (this.done) { this.base += n - off; return; }
-      const wanted = starts[order[this.next]];
+      const wanted = starts[at(this.next)];
       if (this.buffered === 0 && wanted > this.base) {
         const skip = Math.min(n - off, wanted - this.base);
         this.base += skip;
@@ -497,17 +511,23 @@ export class FrameWindows {
       this.buffered += take;
       off += take;
       const end = this.base + this.buffered;
-      while (!this.done && starts[order[this.next]] + span <= end) {
+      while (!this.done && starts[at(this.next)] + span <= end) {
         let count = 0;
         const relative = this.arena.i32(this.startsAt, this.batch);
         const first = this.next;
-        while (count < this.batch && this.next < order.length && starts[order[this.next]] + span <= end) {
-          relative[count++] = starts[order[this.next]] - this.base;
+        while (count < this.batch && this.next < this.count && starts[at(this.next)] + span <= end) {
+          relative[count++] = starts[at(this.next)] - this.base;
           this.next++;
         }
-        this.evaluate(this.buffer, this.buffered, this.startsAt, count, order.subarray(first, first + count));
+        let which: Int32Array;
+        if (order) which = order.subarray(first, first + count);
+        else {
+          which = this.which!.subarray(0, count);
+          for (let i = 0; i < count; i++) which[i] = first + i;
+        }
+        this.evaluate(this.buffer, this.buffered, this.startsAt, count, which);
       }
-      const keepFrom = this.done ? this.base + this.buffered : Math.max(this.base, starts[order[this.next]]);
+      const keepFrom = this.done ? this.base + this.buffered : Math.max(this.base, starts[at(this.next)]);
       const drop = Math.min(this.buffered, keepFrom - this.base);
       moveF32(this.arena, this.buffer, this.buffer + 4 * drop, this.buffered - drop);
       this.base += drop;
