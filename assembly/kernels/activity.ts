@@ -243,9 +243,44 @@ export function activitySpeechRuns(
 ): i32 {
   if (n < 0 || halfWindow < 1 || (scratch & 7) != 0) return BAD_ARGUMENT;
   if (n == 0) return 0;
-  const buffer = scratch;
-  const noiseFloor = scratch + noiseFloorOffset(n);
-  const peakLimit = selectPercentile(levels, 0, n, peakPercentile, buffer) - enterBelowPeakDb;
+  const peak = selectPercentile(levels, 0, n, peakPercentile, scratch);
+  return speechRunsGivenPeak(levels, n, peak, noisePercentile, halfWindow, enterAboveNoiseDb, enterBelowPeakDb, stayBelowEnterDb, hangoverFrames,
+    scratch, scratch + noiseFloorOffset(n), out);
+}
+
+/** Frames of the selection buffer activitySpeechRunsGivenPeak needs: one noise-floor window (2·halfWindow frames, at most n). */
+function windowFrames(n: i32, halfWindow: i32): i32 {
+  return min(n, 2 * halfWindow);
+}
+
+/** Bytes of scratch activitySpeechRunsGivenPeak needs for `n` frames: one window's selection buffer and the noise floor (not n values). */
+export function activitySpeechRunsGivenPeakScratchSize(n: i32, halfWindow: i32): i32 {
+  if (n <= 0 || halfWindow < 1) return 0;
+  return <i32>noiseFloorOffset(windowFrames(n, halfWindow)) + ((noiseFloorAnchors(n) + 1) << 3);
+}
+
+/**
+ * activitySpeechRuns with the peakPercentile of the levels (`peak`, as activitySpeechRuns selects it:
+ * the interpolated order statistics of the f32 levels in f64) found by the caller, so the scratch
+ * holds one noise-floor window rather than a copy of every level (long recordings). Same runs.
+ */
+export function activitySpeechRunsGivenPeak(
+  levels: usize, n: i32, peak: f64, noisePercentile: f64, halfWindow: i32,
+  enterAboveNoiseDb: f64, enterBelowPeakDb: f64, stayBelowEnterDb: f64, hangoverFrames: i32,
+  scratch: usize, out: usize,
+): i32 {
+  if (n < 0 || halfWindow < 1 || (scratch & 7) != 0) return BAD_ARGUMENT;
+  if (n == 0) return 0;
+  return speechRunsGivenPeak(levels, n, peak, noisePercentile, halfWindow, enterAboveNoiseDb, enterBelowPeakDb, stayBelowEnterDb, hangoverFrames,
+    scratch, scratch + noiseFloorOffset(windowFrames(n, halfWindow)), out);
+}
+
+function speechRunsGivenPeak(
+  levels: usize, n: i32, peak: f64, noisePercentile: f64, halfWindow: i32,
+  enterAboveNoiseDb: f64, enterBelowPeakDb: f64, stayBelowEnterDb: f64, hangoverFrames: i32,
+  buffer: usize, noiseFloor: usize, out: usize,
+): i32 {
+  const peakLimit = peak - enterBelowPeakDb;
   const anchors = noiseFloorAnchors(n);
   for (let a = 0; a < anchors; a++) {
     const centre = a * NOISE_FLOOR_STEP;

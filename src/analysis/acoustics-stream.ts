@@ -11,12 +11,13 @@
 // and reused for every chunk (one read chunk, one filter block per IIR stream, one loudness chunk,
 // sliding frame buffers), so the arena does not grow with the recording's length. What does grow
 // is the compact per-frame summaries kept on the JS side: activity levels (4 bytes per 10 ms per
-// signal), the intensity contour (4 bytes per 16 ms), the loudness energies (16 bytes per 100 ms),
-// and in pass 2 the F0 frames inside speech (12 bytes per 10 ms of speech); the speech decision
-// copies one signal's levels into a short session of its own (≈ 16 bytes per 10 ms, half of it
-// touched). Measured with bench/stream-memory.ts (generated speech-like audio, Node 20): WebAssembly
-// memory 5.2 MB for 10 min of 24 kHz mono and 22.1 MB for 4 h (the speech decision's session; the
-// pass buffers stay at 5.2 MB); 12.4 MB for 10 min and 1 h of 48 kHz stereo measured per channel too.
+// signal), the intensity contour (4 bytes per 16 ms; both kept at their exact length when the
+// source knows its length, not in a doubling buffer copied at the end), the loudness energies (16
+// bytes per 100 ms), and in pass 2 the F0 frames inside speech (12 bytes per 10 ms of speech). The
+// speech decision copies one signal's levels into a short session of its own and selects the peak
+// percentile in place in the spent JS copy, so that session holds the levels plus one noise-floor
+// window (≈ 4 bytes per 10 ms; it held a selection copy of every level before, 22.1 MB of
+// WebAssembly memory for 4 h of 24 kHz mono, now 6.1 MB).
 import type { PcmSource } from "../audio/pcm-source.js";
 import {
   ActivityStream, DecimateStream, IntensityStream, readPlanarChunks, SpectrumStream, speechRunsOfLevels, StatsStream, STREAM_CHUNK_FRAMES, YinStream,
@@ -102,6 +103,8 @@ export function measureStandardsStream(source: PcmSource, options: Partial<Acous
   // Pass 1: loudness of all channels (and each alone), activity levels, stats, intensity contour.
   const shape = syllableIntensityShape(o, sampleRate);
   const clip = clippingCriteria(o, sampleRate);
+  // A source that knows its length lets the per-frame summaries be kept at their exact size (no copy at the end).
+  const expected = source.frames !== null && Number.isInteger(source.frames) && source.frames > 0 ? source.frames : 0;
   const pass1 = withArena((arena) => {
     const loudnessBuffer = arena.allocF32(LOUDNESS_CHUNK_FRAMES * channels);
     const meters = [new LoudnessStreamAt(arena, channels, sampleRate, meterOptions(o, channels))];
@@ -115,9 +118,9 @@ export function measureStandardsStream(source: PcmSource, options: Partial<Acous
     const y = standards ? arena.alloc(ActivityStream.yBytes(arena)) : 0;
     const streams = standards
       ? signals.map(() => ({
-        activity: new ActivityStream(arena, sampleRate, y),
+        activity: new ActivityStream(arena, sampleRate, y, expected),
         stats: new StatsStream(arena, clip.level, clip.minRun),
-        intensity: new IntensityStream(arena, shape.windowLength, shape.step, shape.beta, STREAM_CHUNK_FRAMES),
+        intensity: new IntensityStream(arena, shape.windowLength, shape.step, shape.beta, STREAM_CHUNK_FRAMES, expected),
       }))
       : [];
     const all = Array.from({ length: channels }, (_, c) => c);

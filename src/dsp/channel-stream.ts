@@ -9,31 +9,69 @@
 // it is known not to be the last one. Frame-based kernels (intensity, YIN, spectrum) read a sliding
 // buffer that holds every frame whole, so their arithmetic is the same as on the whole signal.
 import type { PcmSource } from "../audio/pcm-source.js";
-import { runsOfLevelsAt, type SpeechRunOptions } from "./channel-kernels.js";
+import type { SpeechRunOptions } from "./channel-kernels.js";
 import { checkStatus, expectResult } from "./kernel-error.js";
 import { withArena, type Arena } from "./wasm.js";
 
 /** Frames read from a source per chunk (the source may give fewer). */
 export const STREAM_CHUNK_FRAMES = 1 << 16;
 
-/** A growable Float32Array (amortised doubling). */
+/**
+ * A growable list of f32: one array of the expected length when the caller knows it (then the list
+ * is handed over without a copy), else fixed blocks (no doubling: at most one block of slack; the
+ * exact copy is made once, at the end).
+ */
 export class F32List {
-  private data = new Float32Array(1024);
+  private static readonly BLOCK = 1 << 16;
+  private exact: Float32Array | null;
+  private readonly blocks: Float32Array[] = [];
   length = 0;
-  pushAll(values: Float32Array): void {
-    if (this.length + values.length > this.data.length) {
-      let size = this.data.length * 2;
-      while (size < this.length + values.length) size *= 2;
-      const grown = new Float32Array(size);
-      grown.set(this.data.subarray(0, this.length));
-      this.data = grown;
-    }
-    this.data.set(values, this.length);
-    this.length += values.length;
+  constructor(expected = 0) {
+    this.exact = expected > 0 ? new Float32Array(expected) : null;
   }
-  /** The values so far (a copy of exactly `length` values). */
+  pushAll(values: Float32Array): void {
+    if (this.exact) {
+      if (this.length + values.length <= this.exact.length) {
+        this.exact.set(values, this.length);
+        this.length += values.length;
+        return;
+      }
+      // More than expected: go on in blocks.
+      const had = this.exact.subarray(0, this.length);
+      this.exact = null;
+      this.length = 0;
+      this.pushBlocks(had);
+    }
+    this.pushBlocks(values);
+  }
+  private pushBlocks(values: Float32Array): void {
+    const size = F32List.BLOCK;
+    for (let off = 0; off < values.length;) {
+      const within = this.length % size;
+      if (within === 0) this.blocks.push(new Float32Array(size));
+      const take = Math.min(values.length - off, size - within);
+      this.blocks[this.blocks.length - 1].set(values.subarray(off, off + take), within);
+      off += take;
+      this.length += take;
+    }
+  }
+  /** The values so far (exactly `length` values); the list is emptied, its storage handed over or freed as it is copied. */
   toArray(): Float32Array {
-    return this.data.slice(0, this.length);
+    if (this.exact) {
+      const e = this.exact, n = this.length;
+      this.exact = null;
+      this.length = 0;
+      return n === e.length ? e : e.slice(0, n);
+    }
+    const out = new Float32Array(this.length);
+    const size = F32List.BLOCK;
+    for (let b = 0; b < this.blocks.length; b++) {
+      out.set(this.blocks[b].subarray(0, Math.min(size, this.length - b * size)), b * size);
+      this.blocks[b] = new Float32Array(0);
+    }
+    this.blocks.length = 0;
+    this.length = 0;
+    return out;
   }
 }
 
@@ -117,11 +155,15 @@ export class ActivityStream {
   private buffered = 0;
   private consumed = 0;
   private pushed = 0;
-  private readonly levels = new F32List();
+  private readonly levels: F32List;
 
-  /** `y` is a shared region of activityStreamBlockLength() f64 (16-byte aligned) the filter writes into. */
-  constructor(private readonly arena: Arena, readonly sampleRate: number, private readonly y: number) {
+  /**
+   * `y` is a shared region of activityStreamBlockLength() f64 (16-byte aligned) the filter writes into;
+   * `expectedFrames`, when the signal's length is known, the samples to come (the levels are then kept in one array of the exact length).
+   */
+  constructor(private readonly arena: Arena, readonly sampleRate: number, private readonly y: number, expectedFrames = 0) {
     const k = arena.k;
+    this.levels = new F32List(expectedFrames > 0 ? k.activityFrameCount(expectedFrames, sampleRate) : 0);
     this.state = arena.alloc(k.activityStreamStateSize());
     checkStatus(k.activityStreamInit(this.state, sampleRate), "activityStreamInit");
     this.block = k.activityStreamBlockLength();
@@ -166,9 +208,63 @@ export class ActivityStream {
   }
 }
 
-/** Speech runs (frame pairs) of frame levels, from a session's arena (copies the levels in). */
+/**
+ * Speech runs (frame pairs) of frame levels, from a session's arena: equal to runsOfLevelsAt on the
+ * same levels. The levels are copied into the arena, then the peak percentile is selected in place
+ * in `levels` (which this reorders: the caller's array is spent), so the arena holds the levels,
+ * one noise-floor window and the runs — not a second copy of every level.
+ */
 export function speechRunsOfLevels(arena: Arena, levels: Float32Array, options: SpeechRunOptions): Int32Array {
-  return runsOfLevelsAt(arena, arena.putF32(levels), levels.length, options);
+  const k = arena.k;
+  const n = levels.length;
+  const o = options;
+  if (n === 0) return new Int32Array(0);
+  const at = arena.putF32(levels);
+  const peak = percentileInPlaceF32(levels, o.peakPercentile);
+  const scratch = arena.alloc(k.activitySpeechRunsGivenPeakScratchSize(n, o.noiseHalfWindowFrames));
+  // A run ends after more than h frames at or below T_off, which the next onset cannot move back
+  // over: first frames of runs are at least h + 2 apart, so at most ⌈n / (h + 2)⌉ runs fit.
+  const h = Math.max(0, Math.floor(o.hangoverFrames));
+  const most = Math.min(n, Math.ceil(n / (h + 2)) + 1);
+  const out = arena.allocI32(2 * most);
+  const runs = checkStatus(k.activitySpeechRunsGivenPeak(at, n, peak, o.noisePercentile, o.noiseHalfWindowFrames,
+    o.enterAboveNoiseDb, o.enterBelowPeakDb, o.stayBelowEnterDb, o.hangoverFrames, scratch, out), "activitySpeechRunsGivenPeak");
+  return arena.i32(out, 2 * runs).slice();
+}
+
+/**
+ * The linearly interpolated percentile `p` of `values` (reordered in place): the very steps of the
+ * activity kernel's selectPercentile (Hoare quickselect on f32, then the smallest value above
+ * position k), so the result is the same f64.
+ */
+export function percentileInPlaceF32(buffer: Float32Array, p: number): number {
+  const n = buffer.length;
+  const r = ((n - 1) * p) / 100;
+  const k = Math.floor(r);
+  let lo = 0, hi = n - 1;
+  while (lo < hi) {
+    const pivot = buffer[(lo + hi) >> 1];
+    let i = lo, j = hi;
+    while (i <= j) {
+      while (buffer[i] < pivot) i++;
+      while (buffer[j] > pivot) j--;
+      if (i <= j) {
+        const t = buffer[i];
+        buffer[i] = buffer[j];
+        buffer[j] = t;
+        i++;
+        j--;
+      }
+    }
+    if (k <= j) hi = j;
+    else if (k >= i) lo = i;
+    else break;
+  }
+  const low = buffer[k];
+  if (r === k) return low;
+  let high = Infinity;
+  for (let i = k + 1; i < n; i++) if (buffer[i] < high) high = buffer[i];
+  return low + (r - k) * (high - low);
 }
 
 /**
@@ -248,10 +344,12 @@ export class IntensityStream {
   private base = 0;
   private buffered = 0;
   private next = 0;
-  private readonly values = new F32List();
+  private readonly values: F32List;
 
-  constructor(private readonly arena: Arena, private readonly windowLength: number, private readonly step: number, beta: number, maxPush = STREAM_CHUNK_FRAMES) {
+  /** `expectedFrames`, when the signal's length is known: the samples to come (the contour is then kept in one array of the exact length). */
+  constructor(private readonly arena: Arena, private readonly windowLength: number, private readonly step: number, beta: number, maxPush = STREAM_CHUNK_FRAMES, expectedFrames = 0) {
     const k = arena.k;
+    this.values = new F32List(expectedFrames > 0 ? k.syllableFrameCount(expectedFrames, windowLength, step) : 0);
     this.window = arena.allocF32(windowLength);
     checkStatus(k.syllableKaiserWindow(this.window, windowLength, beta), "syllableKaiserWindow");
     this.capacity = windowLength + Math.max(step, maxPush);
@@ -349,7 +447,10 @@ export class DecimateStream {
  * are never evaluated. Holds one frame plus one push.
  */
 export class FrameWindows {
-  private readonly order: Int32Array;
+  /** Frame indices in order of start, or null when that is 0, 1, 2, … (then `which` is filled per batch). */
+  private readonly order: Int32Array | null;
+  private readonly count: number;
+  private readonly which: Int32Array | null;
   private readonly buffer: number;
   private readonly capacity: number;
   private readonly startsAt: number;
@@ -360,10 +461,28 @@ export class FrameWindows {
   constructor(private readonly arena: Arena, private readonly starts: Int32Array, private readonly span: number, total: number,
     private readonly evaluate: (buffer: number, buffered: number, starts: number, count: number, frames: Int32Array) => void,
     maxPush: number, private readonly batch = 4096) {
-    const valid: number[] = [];
-    for (let i = 0; i < starts.length; i++) if (starts[i] >= 0 && starts[i] + span <= total) valid.push(i);
-    valid.sort((a, b) => starts[a] - starts[b] || a - b);
-    this.order = Int32Array.from(valid);
+    // The frames that fit, in order of start (then index): a typed array, sorted only when the starts
+    // are not ascending already; none at all (identity) when every frame fits in ascending order.
+    let count = 0;
+    let sorted = true;
+    for (let i = 0, previous = -Infinity; i < starts.length; i++) {
+      if (!(starts[i] >= 0 && starts[i] + span <= total)) continue;
+      if (starts[i] < previous) sorted = false;
+      previous = starts[i];
+      count++;
+    }
+    if (sorted && count === starts.length) {
+      this.order = null;
+      this.count = count;
+      this.which = new Int32Array(batch);
+    } else {
+      const order = new Int32Array(count);
+      for (let i = 0, j = 0; i < starts.length; i++) if (starts[i] >= 0 && starts[i] + span <= total) order[j++] = i;
+      if (!sorted) order.sort((a, b) => starts[a] - starts[b] || a - b);
+      this.order = order;
+      this.count = count;
+      this.which = null;
+    }
     this.capacity = span + maxPush;
     this.buffer = arena.allocF32(this.capacity);
     this.startsAt = arena.allocI32(batch);
@@ -371,15 +490,16 @@ export class FrameWindows {
 
   /** Whether every frame has been evaluated. */
   get done(): boolean {
-    return this.next >= this.order.length;
+    return this.next >= this.count;
   }
 
   /** Add `n` f32 samples at arena pointer `ptr` (the signal's next samples). */
   push(ptr: number, n: number): void {
     const { order, starts, span } = this;
+    const at = (i: number): number => (order ? order[i] : i);
     for (let off = 0; off < n;) {
       if (this.done) { this.base += n - off; return; }
-      const wanted = starts[order[this.next]];
+      const wanted = starts[at(this.next)];
       if (this.buffered === 0 && wanted > this.base) {
         const skip = Math.min(n - off, wanted - this.base);
         this.base += skip;
@@ -391,17 +511,23 @@ export class FrameWindows {
       this.buffered += take;
       off += take;
       const end = this.base + this.buffered;
-      while (!this.done && starts[order[this.next]] + span <= end) {
+      while (!this.done && starts[at(this.next)] + span <= end) {
         let count = 0;
         const relative = this.arena.i32(this.startsAt, this.batch);
         const first = this.next;
-        while (count < this.batch && this.next < order.length && starts[order[this.next]] + span <= end) {
-          relative[count++] = starts[order[this.next]] - this.base;
+        while (count < this.batch && this.next < this.count && starts[at(this.next)] + span <= end) {
+          relative[count++] = starts[at(this.next)] - this.base;
           this.next++;
         }
-        this.evaluate(this.buffer, this.buffered, this.startsAt, count, order.subarray(first, first + count));
+        let which: Int32Array;
+        if (order) which = order.subarray(first, first + count);
+        else {
+          which = this.which!.subarray(0, count);
+          for (let i = 0; i < count; i++) which[i] = first + i;
+        }
+        this.evaluate(this.buffer, this.buffered, this.startsAt, count, which);
       }
-      const keepFrom = this.done ? this.base + this.buffered : Math.max(this.base, starts[order[this.next]]);
+      const keepFrom = this.done ? this.base + this.buffered : Math.max(this.base, starts[at(this.next)]);
       const drop = Math.min(this.buffered, keepFrom - this.base);
       moveF32(this.arena, this.buffer, this.buffer + 4 * drop, this.buffered - drop);
       this.base += drop;

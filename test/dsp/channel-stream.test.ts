@@ -4,8 +4,8 @@ import { speechRunOptions } from "../../src/analysis/acoustics-activity.js";
 import { DEFAULT_ACOUSTICS_OPTIONS } from "../../src/analysis/acoustics-options.js";
 import { memoryPcmSource, randomChunkSizes } from "../../src/audio/pcm-source.js";
 import type { DecodedAudio } from "../../src/audio/types.js";
-import { ChannelKernels } from "../../src/dsp/channel-kernels.js";
-import { ActivityStream, readPlanarChunks, speechRunsStream } from "../../src/dsp/channel-stream.js";
+import { ChannelKernels, runsOfLevelsAt } from "../../src/dsp/channel-kernels.js";
+import { ActivityStream, F32List, percentileInPlaceF32, readPlanarChunks, speechRunsOfLevels, speechRunsStream } from "../../src/dsp/channel-stream.js";
 import { RecordingKernels } from "../../src/dsp/recording-kernels.js";
 import { withArena } from "../../src/dsp/wasm.js";
 import { speechLikeAudio } from "../helpers/stream-audio.js";
@@ -80,5 +80,70 @@ describe("speechRunsStream ≡ RecordingKernels.speechRuns", () => {
   it("names a bad channel", () => {
     const audio = speechLikeAudio(0.2, 16000, 2, 1);
     expect(() => speechRunsStream(memoryPcmSource(audio), 2, OPTIONS)).toThrow(/channel must be an integer in \[0, 1\], got 2/);
+  });
+});
+
+describe("speechRunsOfLevels (window-sized scratch, peak selected on the host) ≡ the whole-level kernel", () => {
+  /** Deterministic levels: noise floors, bursts, long runs of equal values (ties), a few −∞-like floors. */
+  function levelsOf(seed: number, n: number): Float32Array {
+    let s = seed >>> 0;
+    const rnd = () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+    const out = new Float32Array(n);
+    for (let i = 0; i < n; i++) {
+      const r = rnd();
+      if (r < 0.1) out[i] = -120;
+      else if (r < 0.2) out[i] = out[Math.max(0, i - 1)];
+      else out[i] = (Math.floor(i / 137) % 3 === 0 ? -25 : -60) + 20 * rnd();
+    }
+    return out;
+  }
+
+  it("gives the same runs and the same percentile as the kernel's selection, over lengths, seeds and options", () => {
+    const optionSets = [
+      OPTIONS,
+      { ...OPTIONS, peakPercentile: 50, noisePercentile: 5, noiseHalfWindowFrames: 7, hangoverFrames: 0 },
+      { ...OPTIONS, peakPercentile: 99.9, noisePercentile: 33.3, noiseHalfWindowFrames: 1, hangoverFrames: 3 },
+      { ...OPTIONS, peakPercentile: 100, noisePercentile: 0, noiseHalfWindowFrames: 5000, hangoverFrames: 1 },
+    ];
+    let checked = 0;
+    for (const n of [0, 1, 2, 3, 17, 99, 100, 101, 1000, 4321, 30011]) {
+      for (const seed of [1, 2, 3]) {
+        const levels = levelsOf(seed * 7919 + n, n);
+        for (const o of optionSets) {
+          const expected = withArena((arena) => runsOfLevelsAt(arena, arena.putF32(levels), n, o));
+          const got = withArena((arena) => speechRunsOfLevels(arena, levels.slice(), o));
+          expect(got).toEqual(expected);
+          checked += expected.length;
+        }
+        if (n > 0) {
+          const sorted = Float64Array.from(levels).sort();
+          for (const p of [0, 10, 50, 95, 99.5, 100]) {
+            const r = ((n - 1) * p) / 100, k = Math.floor(r);
+            const want = r === k ? sorted[k] : sorted[k] + (r - k) * (sorted[k + 1] - sorted[k]);
+            expect(percentileInPlaceF32(levels.slice(), p)).toBe(want);
+          }
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(100);
+  });
+});
+
+describe("F32List", () => {
+  it("keeps every value in order: at the expected length, past it (overflow into blocks), short of it, and without one", () => {
+    const values = Float32Array.from({ length: 200_003 }, (_, i) => Math.fround(Math.sin(i) * 100));
+    for (const expected of [0, 200_003, 150_000, 250_000]) {
+      for (const piece of [1, 999, 65_536, 70_001]) {
+        const list = new F32List(expected);
+        for (let at = 0; at < values.length; at += piece) list.pushAll(values.subarray(at, Math.min(values.length, at + piece)));
+        expect(list.length).toBe(values.length);
+        const out = list.toArray();
+        expect(out.length).toBe(values.length);
+        let differing = 0;
+        for (let i = 0; i < values.length; i++) if (!Object.is(out[i], values[i])) differing++;
+        expect(differing).toBe(0);
+        expect(list.length).toBe(0);
+      }
+    }
   });
 });
