@@ -114,14 +114,16 @@ function ffmpegOutcome<T>(run: ReturnType<typeof spawnSync>, input: string, boun
  * same decode as ffmpegToWav (the same arguments, the input seen through a link named like its
  * temporary copy) without holding the output in memory: ffmpeg writes the WAV to disk and the
  * caller reads it in chunks, then removes `dir`. On failure nothing is left behind. The output is
- * bounded by `-t` (the decode budget) and `-fs` (the 4 GB a WAV can describe).
+ * bounded by `-t` (the decode budget) and `-fs` (the 4 GB a WAV can describe). `dirPrefix` names the
+ * temporary folder (a caller that sweeps its own folders at exit gives its prefix).
  */
 export function ffmpegToWavFile(
   ffmpeg: string,
   path: string,
   bounds: FfmpegBounds = {},
+  dirPrefix = "voxmetrics-",
 ): { ok: true; dir: string; wav: string } | Failure {
-  const dir = mkdtempSync(join(tmpdir(), "voxmetrics-"));
+  const dir = mkdtempSync(join(tmpdir(), dirPrefix));
   const input = join(dir, "input");
   const wav = join(dir, "decoded.wav");
   let done = false;

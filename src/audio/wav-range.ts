@@ -9,16 +9,15 @@
 // this reader does not take in place (malformed, big-endian, an extensible header without its
 // sub-format, or `--compat deepeval`, which reads WAVs the way Python's `wave` does) is decoded
 // whole with decodeAudio, so its result and its errors stay exactly today's.
-import { spawnSync } from "node:child_process";
-import { closeSync, fstatSync, mkdtempSync, openSync, readdirSync, readSync, rmSync, statSync, symlinkSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readdirSync, readSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { isMainThread } from "node:worker_threads";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import type { CompatMode } from "../model/codec.js";
 import { bytesToInt16, NonFiniteSampleError, type SampleEncoding } from "./convert.js";
 import { decodeAudio } from "./decode.js";
 import { DECODE_MESSAGES, DecodeError } from "./errors.js";
-import { findFfmpeg } from "./ffmpeg.js";
+import { ffmpegToWavFile, findFfmpeg } from "./ffmpeg.js";
 import { channelsProblem, decodeBudgetSeconds, durationProblem, formatSeconds, readDeclaredWav, resolveAudioLimits, sampleRateProblem, type AudioLimits } from "./limits.js";
 import { memoryPcmSource, type PcmChunk, type PcmSource } from "./pcm-source.js";
 import { isWaveFile, sniffAudio } from "./sniff.js";
@@ -51,8 +50,6 @@ const DEFAULT_CHUNK_FRAMES = 65536;
 const DECLARED_HEADER_BYTES = 1 << 20;
 /** The data chunk sizes that mean "to the end of the file" (a WAV written to a pipe). */
 const STREAMING_SIZES = new Set([0, 0xffffffff]);
-/** Most bytes of decoded WAV taken from ffmpeg (the 4 GB a WAV can describe), as decodeAudio's ffmpeg path. */
-const MAX_FFMPEG_OUTPUT_BYTES = 4 * 1024 * 1024 * 1024;
 /** Chunks before the data chunk that the decoder reads without any effect on the samples. */
 const INERT_CHUNKS = new Set(["fmt ", "fact", "LIST", "JUNK", "junk", "PAD ", "FLLR", "id3 ", "ID3 "]);
 
@@ -446,47 +443,14 @@ function decodeThroughFfmpeg(
   if (declaredTooLong) fail(DECODE_MESSAGES.notDecodable, `${what}; the WAV header declares ${declaredTooLong}`, name, "LIMIT_EXCEEDED");
   const budget = decodeBudgetSeconds(declaredSeconds, limits);
 
-  const dir = mkdtempSync(join(tmpdir(), `${SPILL_PREFIX}${process.pid}-`));
   watchSpills();
-  const cleanUp = () => rmSync(dir, { recursive: true, force: true });
+  const run = ffmpegToWavFile(ffmpeg, path, { maxSeconds: budget, timeoutMs: limits.decodeTimeoutSeconds * 1000 }, `${SPILL_PREFIX}${process.pid}-`);
+  if (!run.ok) fail(DECODE_MESSAGES.notDecodable, `${what}; ${run.message}`, name, run.code);
+  const cleanUp = () => rmSync(run.dir, { recursive: true, force: true });
   let fd = -1;
   try {
-    // ffmpeg reads the recording through a link named as decodeAudio's temporary input, so it probes the same name.
-    const input = join(dir, "input");
-    symlinkSync(resolve(path), input);
-    const output = join(dir, "decoded.wav");
-    const duration = Number.isFinite(budget) ? ["-t", String(Math.ceil(budget) + 1)] : [];
-    const run = spawnSync(
-      ffmpeg,
-      ["-hide_banner", "-loglevel", "error", "-nostdin", "-i", input, "-map", "0:a:0", ...duration, "-fs", String(MAX_FFMPEG_OUTPUT_BYTES), "-f", "wav", "-acodec", "pcm_s16le", "-y", output],
-      { stdio: ["ignore", "ignore", "pipe"], timeout: limits.decodeTimeoutSeconds * 1000, killSignal: "SIGKILL", maxBuffer: 16 * 1024 * 1024 },
-    );
-    if (run.error) {
-      const code = (run.error as NodeJS.ErrnoException).code;
-      if (code === "ETIMEDOUT") fail(DECODE_MESSAGES.notDecodable, `${what}; ffmpeg did not finish decoding within ${limits.decodeTimeoutSeconds} s`, name, "LIMIT_EXCEEDED");
-      fail(DECODE_MESSAGES.notDecodable, `${what}; ffmpeg could not run: ${run.error.message}`, name);
-    }
-    let outSize = 0;
-    try {
-      outSize = statSync(output).size;
-    } catch {
-      outSize = 0;
-    }
-    if (run.status !== 0 || outSize <= 44) {
-      const why = run.stderr
-        .toString("utf8")
-        .split(input + ": ").join("")
-        .split(input).join("the input")
-        .replace(/\[[^\]\n]* @ 0x[0-9a-f]+\] ?/g, "")
-        .trim()
-        .split("\n")
-        .slice(-2)
-        .join(" ")
-        .trim();
-      fail(DECODE_MESSAGES.notDecodable, `${what}; ffmpeg could not decode it${why ? `: ${why}` : ""}`, name);
-    }
-    if (outSize >= MAX_FFMPEG_OUTPUT_BYTES) fail(DECODE_MESSAGES.notDecodable, `${what}; ffmpeg's output exceeded ${MAX_FFMPEG_OUTPUT_BYTES} bytes`, name, "LIMIT_EXCEEDED");
-    fd = openSync(output, "r");
+    const outSize = statSync(run.wav).size;
+    fd = openSync(run.wav, "r");
     // The open descriptor keeps the decoded samples readable; the folder goes now, so nothing is left
     // behind however the process ends (the system frees the file's space when the descriptor closes).
     cleanUp();
