@@ -59,4 +59,18 @@ describe("JSONL read record by record", () => {
     expect(records[0].warnings).toEqual(["line 1: no audio source found; record skipped"]);
     expect(records[1].error!.message).toBe(`${dir}/dataset.jsonl: line 2: a record must be a JSON object, got null`);
   });
+
+  it("Voice Live: 20 garbage lines, null and a number before the first row: one error record per line; every conversation is scored", async () => {
+    const garbage = Array.from({ length: 20 }, (_, i) => `garbage ${i} {\n`).join("");
+    const rows = [{ WavPath: "clip.wav", Question: "q1", conversationID: "c1" }, { WavPath: "clip.wav", Question: "q2", conversationID: "c2" }];
+    const records = await score("vl-garbage.jsonl", `${garbage}null\n42\n${rows.map((r) => JSON.stringify(r)).join("\n")}\n`);
+    expect(records).toHaveLength(24);
+    records.slice(0, 20).forEach((r, i) => {
+      expect([bareId(r.id), r.error!.code]).toEqual([`vl-garbage.jsonl#line-${i + 1}`, "INVALID_JSON"]);
+      expect(r.error!.message).toMatch(new RegExp(`/vl-garbage\\.jsonl: line ${i + 1} column 1: JSON syntax error`));
+    });
+    expect(records[20].error).toEqual({ code: "INVALID_JSON", message: `${dir}/vl-garbage.jsonl: line 21: a record must be a JSON object, got null` });
+    expect(records[21].error!.message).toMatch(/\/vl-garbage\.jsonl: line 22: a record must be a JSON object, got /);
+    expect(records.slice(22).map(brief)).toEqual([["vl-garbage.jsonl#c1", "ok", null], ["vl-garbage.jsonl#c2", "ok", null]]);
+  });
 });

@@ -81,6 +81,60 @@ describe("duration budget", () => {
   }, 60_000);
 });
 
+describe("the budget in score: a recording over it is one record, a test case's clip over it is that turn's measurement error", () => {
+  const twoParty = (() => {
+    // 3 s, the user speaking on the left for the first half, the agent on the right for the second.
+    const mono = speechLike(16000, 3);
+    const out = new Int16Array(mono.length * 2);
+    mono.forEach((v, i) => ((out[2 * i] = i < mono.length / 2 ? v : 0), (out[2 * i + 1] = i >= mono.length / 2 ? v : 0)));
+    return out;
+  })();
+  write("two-party.wav", writeWavPcm16(twoParty, 16000, 2));
+  write("long-clip.json", JSON.stringify({ turns: [{ role: "user", content: "hi", audio: { url: "two-party.wav", start_time: 0 } }, { role: "assistant", content: "yes", audio: { url: "ok.wav", start_time: 0 } }] }));
+
+  it.each(["0", "1"])("--max-audio-seconds and --max-channels (workers %s): the dual-channel recording is a LIMIT_EXCEEDED record naming it and the flag; under the default it is scored", (workers) => {
+    const refused = (flags: string[]) => {
+      const run = runBuiltCli(["score", "--workers", workers, ...flags, "two-party.wav", "one.json"], { cwd: dir });
+      expect(run.signal).toBeNull();
+      const byId = new Map(jsonLines(run.stdout).map((r) => [bareId(r.id), r]));
+      expect(byId.size).toBe(2);
+      expect(byId.get("one.json#0")!.status).toBe("ok");
+      return byId.get("two-party.wav")!;
+    };
+    expect(refused(["--max-audio-seconds", "1"]).error).toEqual({ code: "LIMIT_EXCEEDED", message: "two-party.wav: the WAV holds 3 s of audio, more than the limit of 1 s (--max-audio-seconds)" });
+    expect(refused(["--max-channels", "1"]).error).toEqual({ code: "LIMIT_EXCEEDED", message: "two-party.wav: the WAV header declares 2 channels, more than the limit of 1 (--max-channels)" });
+    const scored = refused([]);
+    expect(scored.status).toBe("ok");
+    expect(scored.turns.length).toBeGreaterThanOrEqual(2);
+  }, 60_000);
+
+  it("a test case's clip over --max-audio-seconds or --max-channels: the call is scored, that turn's measurements name the clip and the flag", () => {
+    for (const [flags, why] of [
+      [["--max-audio-seconds", "2"], "the WAV holds 3 s of audio, more than the limit of 2 s (--max-audio-seconds)"],
+      [["--max-channels", "1"], "the WAV header declares 2 channels, more than the limit of 1 (--max-channels)"],
+    ] as const) {
+      const [record] = jsonLines(runBuiltCli(["score", "--workers", "0", ...flags, "long-clip.json"], { cwd: dir }).stdout);
+      expect(record.status, why).toBe("ok");
+      expect(record.turns[0].measurements).toEqual({ error: "Audio is not a decodable PCM WAV.", detail: `${join(dir, "two-party.wav")}: ${why}` });
+      expect(record.turns[1].measurements.duration).toBe(1);
+    }
+    // Under the defaults the same clip is measured: it was the limit, not the clip, that refused it.
+    const [whole] = jsonLines(runBuiltCli(["score", "--workers", "0", "long-clip.json"], { cwd: dir }).stdout);
+    expect(whole.turns[0].measurements.duration).toBe(3);
+  }, 60_000);
+
+  it("a header declaring 65,535 channels named by a test case's url: that turn's measurement error, the call is scored", () => {
+    write("ch65535-clip.wav", wavBytes({ channels: 65535, data: new Uint8Array(65535 * 2 * 4) }));
+    write("wide.json", JSON.stringify({ turns: [{ role: "user", content: "hi", audio: { url: "ch65535-clip.wav", start_time: 0 } }, { role: "assistant", content: "yes", audio: { url: "ok.wav", start_time: 0 } }] }));
+    const run = runBuiltCli(["score", "--workers", "0", "wide.json"], { cwd: dir });
+    const [record, ...rest] = jsonLines(run.stdout);
+    expect(rest).toEqual([]);
+    expect(record.status).toBe("ok");
+    expect(record.turns[0].measurements).toEqual({ error: "Audio is not a decodable PCM WAV.", detail: `${join(dir, "ch65535-clip.wav")}: the WAV header declares 65535 channels, more than the limit of 32 (--max-channels)` });
+    expect(JSON.stringify(record).length).toBeLessThan(20_000);
+  }, 60_000);
+});
+
 describe.skipIf(!FFMPEG)("a real decompression bomb: WMA v2 (format tag 0x161) in a WAV whose header declares 2 s of five minutes", () => {
   /** ffmpeg's wmav2 packets in a WAV (tag 0x161), then the average byte rate patched so that the data declares 2 s, as a bomb does. */
   function wmaBomb(name: string, channels: number): { declared: number } {
@@ -119,6 +173,18 @@ describe.skipIf(!FFMPEG)("a real decompression bomb: WMA v2 (format tag 0x161) i
     expect(byId.get("bomb-stereo.wav")!.error.code).toBe("LIMIT_EXCEEDED");
     expect(byId.get("bomb-stereo.wav")!.error.message).toContain(message("bomb-stereo.wav"));
     expect(byId.get("one.json#0")!.status).toBe("ok");
+  }, 60_000);
+
+  it("score: the bomb named by a test case's url is that turn's measurement error naming it; the call is scored", () => {
+    wmaBomb("bomb-clip.wav", 1);
+    write("bomb-call.json", JSON.stringify({ turns: [{ role: "user", content: "hi", audio: { url: "bomb-clip.wav", start_time: 0 } }, { role: "assistant", content: "yes", audio: { url: "ok.wav", start_time: 0 } }] }));
+    const run = runBuiltCli(["score", "--workers", "1", "bomb-call.json"], { cwd: dir });
+    expect(run.signal).toBeNull();
+    const [record, ...rest] = jsonLines(run.stdout);
+    expect(rest).toEqual([]);
+    expect(record.status).toBe("ok");
+    expect(record.turns[0].measurements).toEqual({ error: "Audio is not a decodable PCM WAV.", detail: message(join(dir, "bomb-clip.wav")) });
+    expect(record.turns[1].measurements.duration).toBe(1);
   }, 60_000);
 });
 

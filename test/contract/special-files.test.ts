@@ -1,6 +1,7 @@
 // Per-input contract, files: FIFOs are refused without opening them (no hang), unreadable files named directly or found in a folder are one error record each; the rest of the run is scored.
 import { execFileSync, spawnSync } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -39,6 +40,22 @@ describe("special files", () => {
     const [fifo, clip] = jsonLines(analyze.stdout);
     expect(fifo.error).toEqual({ code: "UNSUPPORTED_INPUT", message: "pipe.wav: a FIFO (named pipe), not a regular file; refused without opening it" });
     expect(clip.status).toBe("ok");
+  }, 60_000);
+
+  it("a Unix socket named to score or analyze is refused the same way; the input after it is read", async () => {
+    const path = join(dir, "sock.wav");
+    const server = createServer();
+    await new Promise<void>((ready) => server.listen(path, ready));
+    try {
+      const score = jsonLines(runBuiltCli(["score", "--workers", "0", "sock.wav", "good.json"], { cwd: dir, timeoutMs: 30_000 }).stdout);
+      expect(score.map((r) => [bareId(r.id), r.status])).toEqual([["sock.wav", "error"], ["good.json#0", "ok"]]);
+      expect(score[0].error).toEqual({ code: "UNSUPPORTED_INPUT", message: "sock.wav: a socket, not a regular file; refused without opening it" });
+      const analyze = jsonLines(runBuiltCli(["analyze", "--json", "sock.wav", "clip.wav"], { cwd: dir, timeoutMs: 30_000 }).stdout);
+      expect(analyze.map((r) => [r.path, r.status])).toEqual([["sock.wav", "error"], ["clip.wav", "ok"]]);
+      expect(analyze[0].error).toEqual({ code: "UNSUPPORTED_INPUT", message: "sock.wav: a socket, not a regular file; refused without opening it" });
+    } finally {
+      await new Promise((closed) => server.close(closed));
+    }
   }, 60_000);
 
   it("a character device named as an input is refused the same way", () => {
@@ -81,6 +98,16 @@ describe.skipIf(!canTest)("unreadable files (as root: needs setpriv to drop to n
     // Every other call is scored, but a named input that cannot be read makes the run exit 1 (README "Exit codes"), naming it.
     expect(run.code).toBe(1);
     expect(run.stderr).toContain("voxmetrics: 1 input(s) missing or unreadable: secret.json");
+  }, 60_000);
+
+  it("analyze: an unreadable file is one IO_ERROR record naming it, exit 1; the file after it is measured", () => {
+    writeFileSync(join(dir, "locked.wav"), writeWavPcm16(speechLike(16000, 1), 16000), { mode: 0o000 });
+    const run = runUnprivileged(["analyze", "--json", "locked.wav", "clip.wav"]);
+    const records = jsonLines(run.stdout);
+    expect(records.map((r) => [r.path, r.status])).toEqual([["locked.wav", "error"], ["clip.wav", "ok"]]);
+    expect(records[0].error).toEqual({ code: "IO_ERROR", message: "locked.wav: cannot read the file (EACCES)" });
+    expect(run.code).toBe(1);
+    expect(run.stderr).not.toMatch(/^\s+at .+:\d+:\d+\)?$/m);
   }, 60_000);
 
   it("an unreadable folder is one error record; the other inputs are scored", () => {
