@@ -24,6 +24,8 @@ export interface FuzzOptions {
   maxRssMb: number;
   /** Where the inputs of failing batches are copied (null: not kept). */
   failuresDir: string | null;
+  /** The CLI run under fuzzing (the built bin/voxmetrics.js; another only to test the harness itself). */
+  cli?: string;
   /** Progress lines (stderr) . */
   log?: (line: string) => void;
 }
@@ -53,9 +55,9 @@ export interface FuzzReport {
   records: { ok: number; error: number };
   /** Error codes seen, with counts. */
   codes: Record<string, number>;
-  /** Error records whose message does not name their input file. */
+  /** Error records whose message does not name their input file (each is also a failure). */
   unnamedMessages: number;
-  /** A few messages of the codes that point at a gap (INTERNAL, KERNEL_ERROR, WORKER_CRASHED) and of unnamed ones. */
+  /** A few messages of the codes that point at a gap (INTERNAL, KERNEL_ERROR, WORKER_CRASHED) and of unnamed ones (each is also a failure). */
   samples: string[];
   peakRssMb: number;
   failures: FuzzFailure[];
@@ -72,11 +74,11 @@ interface CliResult {
 }
 
 /** Run the built CLI in `cwd`, bounded by `timeoutMs`, reporting its peak RSS. */
-function runCli(args: string[], cwd: string, timeoutMs: number): Promise<CliResult> {
+function runCli(cli: string, args: string[], cwd: string, timeoutMs: number): Promise<CliResult> {
   const rssFile = join(cwd, `.rss-${args[0]}`);
   rmSync(rssFile, { force: true });
   return new Promise((done) => {
-    const child = spawn(process.execPath, ["--import", `file://${RSS_REPORTER}`, CLI, ...args], {
+    const child = spawn(process.execPath, ["--import", `file://${RSS_REPORTER}`, cli, ...args], {
       cwd,
       env: { ...process.env, VOXMETRICS_FUZZ_RSS: rssFile },
       stdio: ["ignore", "pipe", "pipe"],
@@ -98,8 +100,12 @@ function runCli(args: string[], cwd: string, timeoutMs: number): Promise<CliResu
   });
 }
 
-/** Error codes that point at a gap in the readers rather than at the input. */
-const SAMPLED_CODES = new Set(["INTERNAL", "KERNEL_ERROR", "WORKER_CRASHED"]);
+/**
+ * Error codes that point at a gap in the readers rather than at the input: each is a failure (a bad
+ * input must be named for what is wrong with it, never an internal error, a kernel's refusal or a
+ * worker's death).
+ */
+const GAP_CODES = new Set(["INTERNAL", "KERNEL_ERROR", "WORKER_CRASHED"]);
 const MAX_SAMPLES = 20;
 
 const STACK_LINE = /^\s+at .+[:(]\d+:\d+\)?$/m;
@@ -150,7 +156,7 @@ function cleanClip(): Uint8Array {
 /** Run the whole campaign; resolves to its report (failures listed, never thrown). */
 export async function runFuzz(partial: Partial<FuzzOptions> = {}): Promise<FuzzReport> {
   const o: FuzzOptions = { ...DEFAULT_FUZZ_OPTIONS, ...partial };
-  if (!existsSync(join(REPO, "dist", "cli", "main.js"))) throw new Error("the CLI is not built: run `npm run build` first");
+  if (!o.cli && !existsSync(join(REPO, "dist", "cli", "main.js"))) throw new Error("the CLI is not built: run `npm run build` first");
   const t0 = performance.now();
   const clip = cleanClip();
   const clipBase64 = Buffer.from(clip).toString("base64");
@@ -180,6 +186,7 @@ export async function runFuzz(partial: Partial<FuzzOptions> = {}): Promise<FuzzR
 async function checkBatch(b: number, dir: string, inputs: FuzzInput[], o: FuzzOptions, report: FuzzReport): Promise<FuzzFailure[]> {
   const failures: FuzzFailure[] = [];
   const fail = (command: FuzzFailure["command"], reason: string, names: string[] = []) => failures.push({ batch: b, command, reason, inputs: names });
+  const cli = o.cli ?? CLI;
   const wavs = inputs.filter((i) => i.name.endsWith(".wav")).map((i) => i.name);
   const all = inputs.map((i) => i.name);
 
@@ -193,7 +200,7 @@ async function checkBatch(b: number, dir: string, inputs: FuzzInput[], o: FuzzOp
       if (r.rssMb > o.maxRssMb) fail(command, `peak RSS ${r.rssMb.toFixed(0)} MB above ${o.maxRssMb} MB`);
     } else if (!r.timedOut && !r.signal) fail(command, "no RSS report (the process did not exit normally)");
   };
-  const account = (rec: Record<string, any>, file: string) => {
+  const account = (command: FuzzFailure["command"], rec: Record<string, any>, file: string) => {
     if (rec.status === "ok") report.records.ok++;
     else {
       report.records.error++;
@@ -201,12 +208,14 @@ async function checkBatch(b: number, dir: string, inputs: FuzzInput[], o: FuzzOp
       report.codes[code] = (report.codes[code] ?? 0) + 1;
       const unnamed = typeof rec.error?.message !== "string" || !rec.error.message.includes(file);
       if (unnamed) report.unnamedMessages++;
-      if ((unnamed || SAMPLED_CODES.has(code)) && report.samples.length < MAX_SAMPLES) report.samples.push(`${code} ${file}: ${String(rec.error?.message).slice(0, 300)}`);
+      if ((unnamed || GAP_CODES.has(code)) && report.samples.length < MAX_SAMPLES) report.samples.push(`${code} ${file}: ${String(rec.error?.message).slice(0, 300)}`);
+      if (GAP_CODES.has(code)) fail(command, `${code} record: ${String(rec.error?.message).slice(0, 300)}`, [file]);
+      else if (unnamed) fail(command, `the ${code} message does not name the file: ${String(rec.error?.message).slice(0, 300)}`, [file]);
     }
   };
 
   if (wavs.length > 0) {
-    const r = await runCli(["analyze", "--json", "--set", "all", ...wavs], dir, o.timeoutMs);
+    const r = await runCli(cli, ["analyze", "--json", "--set", "all", ...wavs], dir, o.timeoutMs);
     common("analyze", r);
     const { records, bad } = parseLines(r.stdout);
     if (bad.length) fail("analyze", `non-JSON output line: ${bad[0]}`);
@@ -214,12 +223,12 @@ async function checkBatch(b: number, dir: string, inputs: FuzzInput[], o: FuzzOp
       if (records.length !== wavs.length) fail("analyze", `${records.length} records for ${wavs.length} inputs`, wavs);
       records.forEach((rec, i) => {
         if (rec.path !== wavs[i]) fail("analyze", `record ${i} is for ${rec.path}, expected ${wavs[i]}`, [wavs[i]]);
-        else account(rec, wavs[i]);
+        else account("analyze", rec, wavs[i]);
       });
     }
   }
 
-  const r = await runCli(["score", "--workers", String(o.workers), "--call-timeout", String(Math.ceil(o.timeoutMs / 3000)), "-o", "results.jsonl", ...all], dir, o.timeoutMs);
+  const r = await runCli(cli, ["score", "--workers", String(o.workers), "--call-timeout", String(Math.ceil(o.timeoutMs / 3000)), "-o", "results.jsonl", ...all], dir, o.timeoutMs);
   common("score", r);
   if (r.code !== 0 && !r.timedOut && !r.signal) fail("score", `exit code ${r.code}: ${r.stderr.trim().split("\n").pop()}`);
   const { records, bad } = parseLines(existsSync(join(dir, "results.jsonl")) ? readFileSync(join(dir, "results.jsonl"), "utf8") : "");
@@ -231,7 +240,7 @@ async function checkBatch(b: number, dir: string, inputs: FuzzInput[], o: FuzzOp
     ids.add(rec.id);
     const file = String(rec.source?.path ?? "");
     perFile.set(file, (perFile.get(file) ?? 0) + 1);
-    account(rec, file);
+    account("score", rec, file);
   }
   if (!r.timedOut && !r.signal) {
     for (const name of all) {
