@@ -1,6 +1,6 @@
 // Per-input contract, files: FIFOs are refused without opening them (no hang), unreadable files named directly or found in a folder are one error record each; the rest of the run is scored.
 import { execFileSync, spawnSync } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -76,9 +76,13 @@ function runUnprivileged(args: string[]) {
 }
 
 describe.skipIf(!canTest)("unreadable files (as root: needs setpriv to drop to nobody)", () => {
-  it("named directly or found in a folder: one IO_ERROR record each, naming the file; every other call is scored", () => {
+  // Everything but the files under test is readable by the unprivileged run.
+  beforeAll(() => {
     for (const p of [dir, join(dir, "archive")]) chmodSync(p, 0o755);
     for (const f of ["clip.wav", "good.json", "archive/clip.wav", "archive/a-good.json"]) chmodSync(join(dir, f), 0o644);
+  });
+
+  it("named directly or found in a folder: one IO_ERROR record each, naming the file; every other call is scored", () => {
     writeFileSync(join(dir, "secret.json"), call, { mode: 0o000 });
     writeFileSync(join(dir, "archive", "b-secret.json"), call, { mode: 0o000 });
     writeFileSync(join(dir, "archive", "c-secret.wav"), writeWavPcm16(speechLike(16000, 1), 16000), { mode: 0o000 });
@@ -98,6 +102,19 @@ describe.skipIf(!canTest)("unreadable files (as root: needs setpriv to drop to n
     // Every other call is scored, but a named input that cannot be read makes the run exit 1 (README "Exit codes"), naming it.
     expect(run.code).toBe(1);
     expect(run.stderr).toContain("voxmetrics: 1 input(s) missing or unreadable: secret.json");
+  }, 60_000);
+
+  it("score -o: the results file is written with the unreadable file's record and every other call's", () => {
+    writeFileSync(join(dir, "hidden.json"), call, { mode: 0o000 });
+    mkdirSync(join(dir, "results"), { mode: 0o777 });
+    chmodSync(join(dir, "results"), 0o777);
+    const run = runUnprivileged(["score", "--workers", "1", "-o", "results/out.jsonl", "hidden.json", "good.json"]);
+    expect(run.signal).toBeNull();
+    const records = jsonLines(readFileSync(join(dir, "results", "out.jsonl"), "utf8"));
+    expect(records.map((r) => [bareId(r.id), r.status])).toEqual([["hidden.json", "error"], ["good.json#0", "ok"]]);
+    expect(records[0].error).toEqual({ code: "IO_ERROR", message: "hidden.json: cannot read the file (EACCES)" });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain("voxmetrics: 1 input(s) missing or unreadable: hidden.json");
   }, 60_000);
 
   it("analyze: an unreadable file is one IO_ERROR record naming it, exit 1; the file after it is measured", () => {
