@@ -2,11 +2,12 @@
 import { configDefaults, defineConfig } from "vitest/config";
 
 /**
- * Real-time accuracy tests (reply latencies to ±20 ms) and the real-time replay batch: they run after
- * every other file, one file at a time, so the CPU-heavy suites do not starve their event loop on a
- * 2-core machine.
+ * Real-time accuracy tests (reply latencies to ±20 ms), the real-time replay batch and the duplex
+ * simulations (whose seeded determinism includes where a barge-in cuts the agent's words): they run
+ * after every other file, one file at a time, so the CPU-heavy suites do not starve their event loop
+ * on a 2-core machine.
  */
-const REAL_TIME = ["test/connectors/latency.test.ts", "test/replay/replay-dataset.test.ts", "test/replay/replay-timing.test.ts", "test/replay/replay-batch.test.ts"];
+const REAL_TIME = ["test/connectors/latency.test.ts", "test/replay/replay-dataset.test.ts", "test/replay/replay-timing.test.ts", "test/replay/replay-batch.test.ts", "test/simulator/duplex.test.ts"];
 
 export default defineConfig({
   test: {
