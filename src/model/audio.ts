@@ -241,6 +241,10 @@ export class Audio {
   get path(): string | null {
     return this._path;
   }
+  /** True when the bytes are those of the local file `path`, read from it whenever asked for (never held): analysis may then read the file in chunks. */
+  get readsFile(): boolean {
+    return this._read !== null;
+  }
   /** True when bytes are available (inline, or a local file that can be read). */
   get hasBytes(): boolean {
     return this._bytes !== null || this._read !== null || this.dataBase64 !== null;
