@@ -335,18 +335,20 @@ function valueOfKey(key: number, scratch: { u32: Uint32Array; f32: Float32Array 
 }
 
 /**
- * percentile(sorted(levels[b] for b where keep[b] is 1 or keep is null), p), exactly: a sorted copy
- * for few values, else the two ranks selected by a two-level radix over the f32 bit patterns (no
- * copy of a long recording's levels).
+ * percentile(sorted(levels[b] for b in the runs), p), exactly, where `runs` lists block ranges
+ * [from, to) as pairs (ascending, not overlapping; null: every block): a sorted copy for few
+ * values, else the two ranks selected by a two-level radix over the f32 bit patterns (no copy of a
+ * long recording's levels).
  */
-export function percentileOfLevels(levels: Float32Array, p: number, keep: Uint8Array | null = null): number | null {
+export function percentileOfLevels(levels: Float32Array, p: number, runs: Int32Array | null = null): number | null {
+  const spans = runs ?? Int32Array.of(0, levels.length);
   let n = 0;
-  if (keep) for (let b = 0; b < levels.length; b++) n += keep[b];
-  else n = levels.length;
+  for (let i = 0; i < spans.length; i += 2) n += spans[i + 1] - spans[i];
   if (n === 0) return null;
   if (n <= SMALL_SELECTION) {
-    const values = keep ? levels.filter((_, b) => keep[b] === 1) : levels.slice();
-    return percentile(Array.from(values).sort((a, b) => a - b), p);
+    const values: number[] = [];
+    for (let i = 0; i < spans.length; i += 2) for (let b = spans[i]; b < spans[i + 1]; b++) values.push(levels[b]);
+    return percentile(values.sort((a, b) => a - b), p);
   }
   const r = ((n - 1) * p) / 100;
   const lo = Math.floor(r), hi = Math.ceil(r);
@@ -355,14 +357,15 @@ export function percentileOfLevels(levels: Float32Array, p: number, keep: Uint8A
   const scratch = { u32, f32: new Float32Array(u32.buffer) };
   const select = (rank: number): number => {
     const counts = new Uint32Array(65536);
-    for (let b = 0; b < bits.length; b++) if (!keep || keep[b] === 1) counts[orderKey(bits[b]) >>> 16]++;
+    for (let i = 0; i < spans.length; i += 2) for (let b = spans[i]; b < spans[i + 1]; b++) counts[orderKey(bits[b]) >>> 16]++;
     let high = 0, below = 0;
     while (below + counts[high] <= rank) below += counts[high++];
     counts.fill(0);
-    for (let b = 0; b < bits.length; b++) {
-      if (keep && keep[b] !== 1) continue;
-      const key = orderKey(bits[b]);
-      if (key >>> 16 === high) counts[key & 0xffff]++;
+    for (let i = 0; i < spans.length; i += 2) {
+      for (let b = spans[i]; b < spans[i + 1]; b++) {
+        const key = orderKey(bits[b]);
+        if (key >>> 16 === high) counts[key & 0xffff]++;
+      }
     }
     let low = 0;
     while (below + counts[low] <= rank) below += counts[low++];
@@ -371,6 +374,22 @@ export function percentileOfLevels(levels: Float32Array, p: number, keep: Uint8A
   const vlo = select(lo);
   const vhi = hi === lo ? vlo : select(hi);
   return vlo + (r - lo) * (vhi - vlo);
+}
+
+/** The blocks whose centres ((b + 0.5) · block / fs) lie in a speech segment, as ascending [from, to) pairs. */
+function blockRunsInside(set: SegmentSet, blocks: number, blockS: number): Int32Array {
+  const out: number[] = [];
+  let from = -1;
+  for (let b = 0; b < blocks; b++) {
+    const inside = set.has((b + 0.5) * blockS);
+    if (inside && from < 0) from = b;
+    else if (!inside && from >= 0) {
+      out.push(from, b);
+      from = -1;
+    }
+  }
+  if (from >= 0) out.push(from, blocks);
+  return Int32Array.from(out);
 }
 
 /** The clipping rule of the standards set the integrity block shares. */
@@ -469,9 +488,7 @@ export function planIntegrity(n: number, sampleRate: number, first: IntegrityFir
   const speechSet = new SegmentSet(speech);
   const speechRanges = speech.map(([s, e]) => [Math.round(s * fs), Math.min(n, Math.round(e * fs))] as [number, number]);
   const speechSamples = speechRanges.reduce((s, [a, b]) => s + Math.max(0, b - a), 0);
-  const inSpeech = new Uint8Array(levels.length);
-  for (let b = 0; b < levels.length; b++) if (speechSet.has((b + 0.5) * (block / fs))) inSpeech[b] = 1;
-  const speechLevel = percentileOfLevels(levels, o.speechLevelPercentile, inSpeech);
+  const speechLevel = percentileOfLevels(levels, o.speechLevelPercentile, blockRunsInside(speechSet, levels.length, block / fs));
   const noiseFloor = percentileOfLevels(levels, o.noiseFloorPercentile);
 
   // Speech-only WADA-SNR: speech segments, exact zeros excluded (Kim & Stern 2008).
