@@ -1,6 +1,6 @@
 // Per-call analysis context: decodes and measures each clip at most once, however many metrics read it.
 import { statSync } from "node:fs";
-import { compatWavDuration, compatWavDurationAt, DECODE_MESSAGES, DecodeError, decodeAudio, openPcmSource, type AudioLimits, type DecodedAudio, type PcmSource } from "../audio/index.js";
+import { compatWavDuration, compatWavDurationAt, DECODE_MESSAGES, DecodeError, decodeAudio, openPcmSource, type AudioLimits, type DecodedAudio, type FilePcmSource } from "../audio/index.js";
 import { ClipKernels } from "../dsp/clip-kernels.js";
 import { measureParityStream } from "../dsp/parity-stream.js";
 import { withArena } from "../dsp/wasm.js";
@@ -215,7 +215,7 @@ export class CallAnalysis {
       timelineDuration: this.compat === "deepeval" ? compatWavDurationAt(path) ?? metadataDuration : metadataDuration,
       acoustics: undefined,
     });
-    let source: PcmSource & { frames: number; dispose(): void };
+    let source: FilePcmSource;
     try {
       source = openPcmSource(path, { compat: this.compat, limits: this.limits, name });
     } catch (e) {

@@ -71,7 +71,7 @@ export function measureIntegrityStream(
   if (plan.wadaRanges || plan.repeats || plan.band) {
     withArena((arena) => {
       const stream = plan.wadaRanges || plan.repeats
-        ? new IntegrityStream(arena, { blockLength: 0, zeroRuns: [], wadaRanges: plan.wadaRanges ?? undefined, repeats: plan.repeats ?? undefined }, STREAM_CHUNK_FRAMES)
+        ? new IntegrityStream(arena, { blockLength: lengths.block, levels: false, zeroRuns: [], wadaRanges: plan.wadaRanges ?? undefined, repeats: plan.repeats ?? undefined }, STREAM_CHUNK_FRAMES)
         : null;
       const spectrum = plan.band ? new SpectrumStream(arena, plan.band.starts, plan.band.fftSize, frames, STREAM_CHUNK_FRAMES) : null;
       const read = readPlanarChunks(arena, source, [0], needMean, (chunk) => {

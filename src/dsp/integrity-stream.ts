@@ -9,8 +9,10 @@ import type { Arena } from "./wasm.js";
 
 /** What to measure while the signal streams past (samples; see the whole-clip ChannelKernels methods). */
 export interface IntegrityStreamPlan {
-  /** Block length of the level contour (ChannelKernels.blockLevels); 0: no levels. */
+  /** Block length of the level contour (ChannelKernels.blockLevels). */
   blockLength: number;
+  /** False: no block levels (a second reading that needs only the sums or the repeats). @defaultValue true */
+  levels?: boolean;
   /** Samples the signal will have, when known: the levels are then kept in one array of their exact length. */
   expectedLength?: number;
   /** Zero-run searches, each with its minimum run and edge length (ChannelKernels.zeroRuns). */
@@ -23,7 +25,7 @@ export interface IntegrityStreamPlan {
 
 /** What IntegrityStream.finish returns. */
 export interface IntegrityStreamResult {
-  /** The block levels (empty when the plan's blockLength is 0). */
+  /** The block levels (empty when the plan asks for none). */
   blockLevels: Float32Array;
   zeroRuns: ZeroRun[][];
   wadaSums: { count: number; sumAbs: number; sumLn: number } | null;
@@ -55,7 +57,7 @@ export class IntegrityStream {
   ) {
     const k = arena.k;
     this.input = arena.allocF32(maxChunk);
-    this.hasLevels = plan.blockLength > 0;
+    this.hasLevels = plan.levels !== false;
     if (this.hasLevels) {
       this.blockState = arena.alloc(BLOCK_STATE_BYTES);
       this.blockOut = arena.allocF32(Math.floor(maxChunk / plan.blockLength) + 2);
@@ -63,7 +65,7 @@ export class IntegrityStream {
     } else {
       this.blockState = this.blockOut = 0;
     }
-    const expected = plan.blockLength > 0 && plan.expectedLength !== undefined && plan.expectedLength > 0 ? Math.ceil(plan.expectedLength / plan.blockLength) : 0;
+    const expected = this.hasLevels && plan.blockLength > 0 && plan.expectedLength !== undefined && plan.expectedLength > 0 ? Math.ceil(plan.expectedLength / plan.blockLength) : 0;
     this.levels = new Float32Array(expected || 1024);
     this.searches = plan.zeroRuns.map(({ minRun, edgeLength }) => {
       const state = arena.alloc(checkStatus(k.integrityZeroRunsStateBytes(minRun, edgeLength), "integrityZeroRunsStateBytes"));
