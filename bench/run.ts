@@ -10,6 +10,7 @@ const SUITES: Record<string, () => Promise<unknown>> = {
   profile: async () => (await import("./profile.js")).benchProfile(),
   long: async () => (await import("./long.js")).benchLong(),
   "long-score": async () => (await import("./long-score.js")).benchLongScore(),
+  "long-case": async () => (await import("./long-case.js")).benchLongCase(),
 };
 
 async function run(): Promise<void> {

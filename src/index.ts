@@ -30,6 +30,8 @@ export { measureParityStream, type ParityStreamOptions } from "./dsp/parity-stre
 export type { ParityFrames } from "./dsp/parity.js";
 export { isMeasurementError, type ClipMeasurements, type MeasurementError, type ParityMeasurements } from "./analysis/types.js";
 export { DEFAULT_INTEGRITY_OPTIONS, resolveIntegrityOptions, type IntegrityBlock, type IntegrityOptions } from "./analysis/integrity.js";
+// clipscore (issue 11): local clip files from this size on are measured from disk in bounded chunks (CallAnalysisOptions.streamFromBytes).
+export { STREAM_CLIP_MIN_BYTES } from "./analysis/call.js";
 
 // The call timeline and the seven metrics.
 export { buildTimeline, findTransitions, LATENCY_PERCENTILE_MIN_SAMPLES, latencySummaryMs, responseLatenciesMs, type LatencySummary, type TimelineEntry, type Transition, type TransitionKind } from "./timeline/index.js";

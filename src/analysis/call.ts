@@ -1,13 +1,17 @@
 // Per-call analysis context: decodes and measures each clip at most once, however many metrics read it.
-import { compatWavDuration, DECODE_MESSAGES, DecodeError, decodeAudio, type AudioLimits, type DecodedAudio } from "../audio/index.js";
+import { statSync } from "node:fs";
+import { compatWavDuration, compatWavDurationAt, DECODE_MESSAGES, DecodeError, decodeAudio, openPcmSource, type AudioLimits, type DecodedAudio, type FilePcmSource } from "../audio/index.js";
 import { ClipKernels } from "../dsp/clip-kernels.js";
+import { measureParityStream } from "../dsp/parity-stream.js";
 import { withArena } from "../dsp/wasm.js";
 import { decodeBase64Lenient, decodeBase64Python } from "../model/base64.js";
 import type { CompatMode } from "../model/codec.js";
 import type { ConversationalTestCase, Turn } from "../model/test-case.js";
 import { measureAcoustics, standardsSampleRateProblem, type AcousticsBlock } from "./acoustics.js";
 import { DEFAULT_ACOUSTICS_OPTIONS, type AcousticsOptions } from "./acoustics-options.js";
+import { measureStandardsStream } from "./acoustics-stream.js";
 import { measureIntegrity, type IntegrityBlock, type IntegrityOptions } from "./integrity.js";
+import { measureIntegrityStream } from "./integrity-stream.js";
 import { assembleParityMeasurements } from "./parity.js";
 import type { ClipMeasurements } from "./types.js";
 
@@ -36,7 +40,18 @@ export interface CallAnalysisOptions {
    * @defaultValue DEFAULT_AUDIO_LIMITS
    */
   limits?: Partial<AudioLimits>;
+  /**
+   * A clip that is a local file (a url naming one) of at least this many bytes is measured from the
+   * file in bounded chunks (openPcmSource and the streamed measurement sets: the same results)
+   * instead of being read and decoded whole; smaller files, inline and base64 clips are decoded
+   * whole, which is cheaper for short clips. 0 streams every local file; Infinity none.
+   * @defaultValue STREAM_CLIP_MIN_BYTES (1 MiB)
+   */
+  streamFromBytes?: number;
 }
+
+/** Local clip files from this size on are measured from the file in bounded chunks (about 33 s of 16 kHz mono 16-bit WAV, 5.5 s of 48 kHz stereo, a minute of MP3). */
+export const STREAM_CLIP_MIN_BYTES = 1 << 20;
 
 /** Clips decoded from some turns' bytes while a call was read (turn index → audio), and the mode they were decoded in. */
 export interface DecodedClips {
@@ -83,6 +98,7 @@ export class CallAnalysis {
   private readonly acoustics: AcousticsOptions | null;
   private readonly integrity: IntegrityOptions | null;
   private readonly limits: Partial<AudioLimits> | undefined;
+  private readonly streamFromBytes: number;
   private readonly decodedClips: ReadonlyMap<number, DecodedAudio>;
   private readonly clips = new Map<number, ClipAnalysis>();
 
@@ -94,6 +110,7 @@ export class CallAnalysis {
     this.acoustics = options.acoustics ?? null;
     this.integrity = options.integrity ?? null;
     this.limits = options.limits;
+    this.streamFromBytes = options.streamFromBytes ?? STREAM_CLIP_MIN_BYTES;
     this.decodedClips = loaded?.decoded?.compat === this.compat ? loaded.decoded.byTurn : NO_CLIPS;
   }
 
@@ -112,6 +129,7 @@ export class CallAnalysis {
   private analyze(turn: Turn, index: number): ClipAnalysis {
     const audio = turn.audio!;
     const metadataDuration = audio.duration ?? null;
+    if (audio.path !== null && audio.readsFile && !this.decodedClips.has(index) && this.streams(audio.path)) return this.analyzeFile(turn, index, audio.path, metadataDuration);
     let bytes: Uint8Array;
     try {
       bytes = audio.getBytes(this.compat === "deepeval" ? decodeBase64Python : decodeBase64Tolerant);
@@ -171,6 +189,78 @@ export class CallAnalysis {
     }
     if (rateProblem) analysis.acousticsError = `${name}: ${rateProblem}`;
     return analysis;
+  }
+
+  /** True when the local file at `path` is measured from disk: a regular file of at least streamFromBytes (anything else keeps the whole-clip path, and its errors). */
+  private streams(path: string): boolean {
+    if (this.streamFromBytes === Infinity) return false;
+    try {
+      const s = statSync(path);
+      return s.isFile() && s.size >= this.streamFromBytes;
+    } catch {
+      return false;
+    }
+  }
+
+  /**
+   * A local clip measured from its file in bounded chunks: the same ClipAnalysis as decoding it whole
+   * (analyze), from openPcmSource and the streamed sets (parity bit for bit, the standards set and
+   * the integrity block equal).
+   */
+  private analyzeFile(turn: Turn, index: number, path: string, metadataDuration: number | null): ClipAnalysis {
+    const name = path;
+    const failed = (e: DecodeError): ClipAnalysis => ({
+      measurements: { error: e.metricMessage },
+      errorDetail: e.message,
+      timelineDuration: this.compat === "deepeval" ? compatWavDurationAt(path) ?? metadataDuration : metadataDuration,
+      acoustics: undefined,
+    });
+    let source: FilePcmSource;
+    try {
+      source = openPcmSource(path, { compat: this.compat, limits: this.limits, name });
+    } catch (e) {
+      if (e instanceof DecodeError) return failed(e);
+      // What reading the bytes whole would have said (the file went away or cannot be read).
+      return { measurements: { error: DECODE_MESSAGES.notDecodable }, errorDetail: `turns[${index}].audio: ${(e as Error).message}`, timelineDuration: metadataDuration, acoustics: undefined };
+    }
+    try {
+      const wantsStandards = this.acoustics !== null || (this.integrity !== null && turn.role === "assistant");
+      const rateProblem = wantsStandards ? standardsSampleRateProblem(source.sampleRate) : null;
+      // A float WAV holding NaN or ±Inf is refused while it is read (decodeAudio refuses it before anything is measured): the parity set reads every sample first.
+      const measurements = assembleParityMeasurements(measureParityStream(source));
+      let standards: AcousticsBlock | undefined;
+      let integrity: IntegrityBlock | undefined;
+      const profiled = this.integrity !== null && turn.role === "assistant";
+      const standardsOptions = this.acoustics ?? (profiled ? DEFAULT_ACOUSTICS_OPTIONS : null);
+      if (!rateProblem && standardsOptions) {
+        standards = measureStandardsStream(source, standardsOptions, { set: "standards", perChannel: false, transcript: turn.content }).acoustics as AcousticsBlock;
+        if (profiled) {
+          const clipping = {
+            level: Math.pow(10, standardsOptions.clipLevelDbfs / 20),
+            minRun: source.sampleRate <= 8000 ? standardsOptions.clipMinRunNarrowbandSamples : standardsOptions.clipMinRunSamples,
+            bandwidthFloorDb: standardsOptions.bandwidthFloorDb,
+          };
+          integrity = measureIntegrityStream(source, standards.speech_segments, this.integrity!, clipping, standardsOptions.mixdown);
+        }
+      }
+      const analysis: ClipAnalysis = {
+        measurements,
+        errorDetail: undefined,
+        timelineDuration: this.compat === "deepeval" ? compatWavDurationAt(path) ?? metadataDuration : source.frames / source.sampleRate,
+        acoustics: this.acoustics ? standards : undefined,
+      };
+      if (standards && integrity) {
+        analysis.standards = standards;
+        analysis.integrity = integrity;
+      }
+      if (rateProblem) analysis.acousticsError = `${name}: ${rateProblem}`;
+      return analysis;
+    } catch (e) {
+      if (e instanceof DecodeError) return failed(e);
+      throw e;
+    } finally {
+      source.dispose();
+    }
   }
 }
 

@@ -2,9 +2,9 @@
 //
 // Everything here reads one clip's signal already in the arena (the standards set's mixdown) and
 // the speech segments the standards set found, so a clip is decoded and segmented once.
-import type { ChannelKernels } from "../dsp/channel-kernels.js";
+import type { ChannelKernels, RepeatRun, RepeatScanOptions, ZeroRun } from "../dsp/channel-kernels.js";
 import type { Segment } from "./acoustics-activity.js";
-import { measureBandEdgeHz, wadaSnrFromStatistic } from "./acoustics-quality.js";
+import { bandEdgeFromPower, planBandEdge, wadaSnrFromStatistic } from "./acoustics-quality.js";
 import { percentile } from "./percentile.js";
 
 /** Every option of the profile's measurements, with its unit and source; defaults in DEFAULT_INTEGRITY_OPTIONS. */
@@ -266,6 +266,7 @@ export interface IntegrityBlock {
 }
 
 /** Shortest partial last block that still counts as the clip's tail (s). */
+/** Shortest partial last block that still counts as the clip's tail (s). */
 const PARTIAL_TAIL_S = 0.0005;
 /** Block level of digital silence is −200 dB (the kernels' floor); anything below this is silence. */
 const DIGITAL_SILENCE_DB = -190;
@@ -290,49 +291,245 @@ function mergeIntervals(list: Interval[]): Interval[] {
   return out;
 }
 
-function inside(segments: readonly Segment[], t: number): boolean {
-  return segments.some(([s, e]) => t >= s && t <= e);
+/**
+ * "Does some segment [s, e] hold t (s ≤ t ≤ e)?" for many t, in O(log n) each: the segments sorted
+ * by start with the running maximum of their ends (a long recording has thousands of segments and
+ * millions of blocks; the answer is the same as scanning every segment).
+ */
+class SegmentSet {
+  private readonly starts: Float64Array;
+  private readonly maxEnds: Float64Array;
+
+  constructor(segments: readonly Segment[]) {
+    const sorted = [...segments].sort((a, b) => a[0] - b[0]);
+    this.starts = Float64Array.from(sorted, (s) => s[0]);
+    this.maxEnds = new Float64Array(sorted.length);
+    let max = -Infinity;
+    sorted.forEach(([, e], i) => (this.maxEnds[i] = max = Math.max(max, e)));
+  }
+
+  has(t: number): boolean {
+    // The last segment starting at or before t; among those, the furthest end.
+    let lo = 0, hi = this.starts.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.starts[mid] <= t) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo > 0 && this.maxEnds[lo - 1] >= t;
+  }
+}
+
+/** Up to this many values a percentile sorts a copy; beyond, it selects the ranks by radix, without a copy. */
+const SMALL_SELECTION = 65536;
+
+/** Order-preserving unsigned key of an f32's bit pattern (negative values flipped, positive ones offset). */
+function orderKey(bits: number): number {
+  return (bits & 0x80000000 ? ~bits : bits | 0x80000000) >>> 0;
+}
+
+/** The value of an orderKey. */
+function valueOfKey(key: number, scratch: { u32: Uint32Array; f32: Float32Array }): number {
+  scratch.u32[0] = key & 0x80000000 ? (key & 0x7fffffff) >>> 0 : ~key >>> 0;
+  return scratch.f32[0];
 }
 
 /**
- * The profile block of one clip: `ch` is the signal the standards set measured, `speech` its
- * speech segments (s), `clipLevel` and `clipMinRun` the standards set's clipping rule.
+ * percentile(sorted(levels[b] for b in the runs), p), exactly, where `runs` lists block ranges
+ * [from, to) as pairs (ascending, not overlapping; null: every block): a sorted copy for few
+ * values, else the two ranks selected by a two-level radix over the f32 bit patterns (no copy of a
+ * long recording's levels).
  */
-export function measureIntegrity(
-  ch: ChannelKernels,
-  vadSpeech: readonly Segment[],
-  o: IntegrityOptions,
-  clip: { level: number; minRun: number; bandwidthFloorDb: number },
-): IntegrityBlock {
-  const fs = ch.sampleRate;
-  const n = ch.length;
+export function percentileOfLevels(levels: Float32Array, p: number, runs: Int32Array | null = null): number | null {
+  const spans = runs ?? Int32Array.of(0, levels.length);
+  let n = 0;
+  for (let i = 0; i < spans.length; i += 2) n += spans[i + 1] - spans[i];
+  if (n === 0) return null;
+  if (n <= SMALL_SELECTION) {
+    const values: number[] = [];
+    for (let i = 0; i < spans.length; i += 2) for (let b = spans[i]; b < spans[i + 1]; b++) values.push(levels[b]);
+    return percentile(values.sort((a, b) => a - b), p);
+  }
+  const r = ((n - 1) * p) / 100;
+  const lo = Math.floor(r), hi = Math.ceil(r);
+  const bits = new Uint32Array(levels.buffer, levels.byteOffset, levels.length);
+  const u32 = new Uint32Array(1);
+  const scratch = { u32, f32: new Float32Array(u32.buffer) };
+  const select = (rank: number): number => {
+    const counts = new Uint32Array(65536);
+    for (let i = 0; i < spans.length; i += 2) for (let b = spans[i]; b < spans[i + 1]; b++) counts[orderKey(bits[b]) >>> 16]++;
+    let high = 0, below = 0;
+    while (below + counts[high] <= rank) below += counts[high++];
+    counts.fill(0);
+    for (let i = 0; i < spans.length; i += 2) {
+      for (let b = spans[i]; b < spans[i + 1]; b++) {
+        const key = orderKey(bits[b]);
+        if (key >>> 16 === high) counts[key & 0xffff]++;
+      }
+    }
+    let low = 0;
+    while (below + counts[low] <= rank) below += counts[low++];
+    return valueOfKey(((high << 16) | low) >>> 0, scratch);
+  };
+  const vlo = select(lo);
+  const vhi = hi === lo ? vlo : select(hi);
+  return vlo + (r - lo) * (vhi - vlo);
+}
+
+/** The blocks whose centres ((b + 0.5) · block / fs) lie in a speech segment, as ascending [from, to) pairs. */
+function blockRunsInside(set: SegmentSet, blocks: number, blockS: number): Int32Array {
+  const out: number[] = [];
+  let from = -1;
+  for (let b = 0; b < blocks; b++) {
+    const inside = set.has((b + 0.5) * blockS);
+    if (inside && from < 0) from = b;
+    else if (!inside && from >= 0) {
+      out.push(from, b);
+      from = -1;
+    }
+  }
+  if (from >= 0) out.push(from, blocks);
+  return Int32Array.from(out);
+}
+
+/** The clipping rule of the standards set the integrity block shares. */
+export interface IntegrityClipping {
+  level: number;
+  minRun: number;
+  bandwidthFloorDb: number;
+}
+
+/** Sample lengths of the profile's measurements at a sample rate. */
+export interface IntegrityLengths {
+  /** Block of the level contour. */
+  block: number;
+  /** Shortest zero run. */
+  minRun: number;
+  /** Edge windows of the zero runs: the wider one and the near one. */
+  edge: number;
+  nearEdge: number;
+}
+
+/** The lengths (samples) of the blocks and runs measureIntegrity uses at `sampleRate`. */
+export function integrityLengths(o: IntegrityOptions, sampleRate: number): IntegrityLengths {
+  const fs = sampleRate;
+  return {
+    block: Math.max(1, Math.round(o.blockS * fs)),
+    minRun: Math.max(1, Math.round(o.zeroRunMinS * fs)),
+    edge: Math.max(1, Math.round(o.edgeS * fs)),
+    nearEdge: Math.max(1, Math.round(o.nearEdgeS * fs)),
+  };
+}
+
+/** What the profile reads from the signal in a first pass (nothing of it depends on the levels). */
+export interface IntegrityFirstPass {
+  /** Block levels (integrityLengths().block), the last block partial. */
+  levels: Float32Array;
+  /** Samples in clipping runs (the standards set's rule). */
+  clippedSamples: number;
+  /** Zero runs with the wider edge windows, and the same runs with the near edge windows (both empty when there is none). */
+  zeroRuns: ZeroRun[];
+  nearEdges: ZeroRun[];
+}
+
+/** What the second pass reads: only what needs the speech level or the final speech stretches; null for what is not needed. */
+export interface IntegrityPlan {
+  /** Sample ranges of the speech-only WADA sums. */
+  wadaRanges: Interval[] | null;
+  /** The repeated-segment scan. */
+  repeats: RepeatScanOptions | null;
+  /** Spectrum frames of the band edge. */
+  band: { fftSize: number; starts: Int32Array } | null;
+}
+
+/** The second pass's results, for the plan's non-null entries. */
+export interface IntegritySecondPass {
+  wadaSums: { count: number; sumAbs: number; sumLn: number } | null;
+  repeats: RepeatRun[] | null;
+  /** Summed power spectra (spectrumAccumulate) of the band-edge frames. */
+  bandPower: Float64Array | null;
+}
+
+/** The levels-derived part of the measurement, known after the first pass (opaque to callers: planIntegrity makes it, finishIntegrity reads it). */
+export interface IntegrityContext {
+  n: number;
+  fs: number;
+  durationS: number;
+  speechS: number;
+  block: number;
+  peakLevel: number | null;
+  audible: boolean;
+  wholeClip: boolean;
+  speech: readonly Segment[];
+  speechSet: SegmentSet;
+  speechSamples: number;
+  speechLevel: number | null;
+  noiseFloor: number | null;
+  /** FFT size of the band-edge frames (0 when there are none). */
+  bandFftSize: number;
+}
+
+/**
+ * The first pass's levels turned into the speech level and noise floor, and the plan of the second
+ * pass: `n` samples at `sampleRate`, `vadSpeech` the standards set's speech segments (s).
+ */
+export function planIntegrity(n: number, sampleRate: number, first: IntegrityFirstPass, vadSpeech: readonly Segment[], o: IntegrityOptions): { context: IntegrityContext; plan: IntegrityPlan } {
+  const fs = sampleRate;
   const durationS = n / fs;
   const speechS = vadSpeech.reduce((s, [a, b]) => s + (b - a), 0);
+  const { block } = integrityLengths(o, fs);
+  const levels = first.levels;
 
   // Level contour: speech level from blocks inside speech, noise floor from all blocks.
-  const block = Math.max(1, Math.round(o.blockS * fs));
-  const levels = ch.blockLevels(block);
-  const all = Array.from(levels).sort((a, b) => a - b);
-  const peakLevel = percentile(all, 95);
+  const peakLevel = percentileOfLevels(levels, 95);
   const audible = peakLevel !== null && peakLevel >= o.silenceLevelDb;
   const wholeClip = audible && vadSpeech.length === 0;
   const speech: readonly Segment[] = wholeClip ? [[0, durationS]] : audible ? vadSpeech : [];
+  const speechSet = new SegmentSet(speech);
   const speechRanges = speech.map(([s, e]) => [Math.round(s * fs), Math.min(n, Math.round(e * fs))] as [number, number]);
   const speechSamples = speechRanges.reduce((s, [a, b]) => s + Math.max(0, b - a), 0);
-  const inSpeech: number[] = [];
-  for (let b = 0; b < levels.length; b++) if (inside(speech, (b + 0.5) * (block / fs))) inSpeech.push(levels[b]);
-  inSpeech.sort((a, b) => a - b);
-  const speechLevel = percentile(inSpeech, o.speechLevelPercentile);
-  const noiseFloor = percentile(all, o.noiseFloorPercentile);
+  const speechLevel = percentileOfLevels(levels, o.speechLevelPercentile, blockRunsInside(speechSet, levels.length, block / fs));
+  const noiseFloor = percentileOfLevels(levels, o.noiseFloorPercentile);
 
   // Speech-only WADA-SNR: speech segments, exact zeros excluded (Kim & Stern 2008).
   const pad = Math.round(o.snrPadS * fs);
   const padded = mergeIntervals(speechRanges.map(([a, b]) => [Math.max(0, a - pad), Math.min(n, b + pad)] as Interval));
-  const sums = speechSamples > 0 ? ch.wadaSums(padded) : { count: 0, sumAbs: 0, sumLn: 0 };
+
+  // Repeats, with a quantisation step relative to the speech level so the hash is level-invariant.
+  let repeats: RepeatScanOptions | null = null;
+  if (speechLevel !== null && speechLevel > -150) {
+    const rms = Math.pow(10, speechLevel / 20);
+    const window = Math.max(4, Math.round(o.repeatWindowS * fs));
+    const minLag = Math.max(1, Math.round(o.repeatMinS * fs));
+    const maxLag = Math.max(minLag, Math.round(o.repeatMaxS * fs));
+    repeats = {
+      window,
+      scale: o.repeatStepsPerRms / rms,
+      gate: Math.round(o.repeatGateSteps * window),
+      minLag,
+      maxLag,
+      blockLength: Math.max(1, Math.round(o.repeatBlockS * fs)),
+      matchRatio: o.repeatMatchRatio,
+      minRunFraction: o.repeatMinRunFraction,
+      tableBits: Math.min(24, Math.max(10, Math.ceil(Math.log2(4 * maxLag)))),
+    };
+  }
+  const band = speechSamples > 0 ? planBandEdge(n, fs, speech as Segment[]) : null;
+  return {
+    context: { n, fs, durationS, speechS, block, peakLevel, audible, wholeClip, speech, speechSet, speechSamples, speechLevel, noiseFloor, bandFftSize: band ? band.fftSize : 0 },
+    plan: { wadaRanges: speechSamples > 0 ? padded : null, repeats, band },
+  };
+}
+
+/** The profile block from both passes' results. */
+export function finishIntegrity(context: IntegrityContext, first: IntegrityFirstPass, second: IntegritySecondPass, o: IntegrityOptions, clip: IntegrityClipping): IntegrityBlock {
+  const { n, fs, durationS, speechS, block, peakLevel, audible, wholeClip, speech, speechSet, speechSamples, speechLevel, noiseFloor } = context;
+  const levels = first.levels;
+
+  const sums = second.wadaSums ?? { count: 0, sumAbs: 0, sumLn: 0 };
   const snr = sums.count > 0 && sums.sumAbs > 0 ? wadaSnrFromStatistic(Math.log(sums.sumAbs / sums.count) - sums.sumLn / sums.count) : null;
 
-  const stats = ch.stats(clip.level, clip.minRun);
-  const clipped = speechSamples > 0 ? Math.min(1, stats.clippedSamples / speechSamples) : 0;
+  const clipped = speechSamples > 0 ? Math.min(1, first.clippedSamples / speechSamples) : 0;
 
   const events: Interval[] = [];
   if (speechLevel !== null) {
@@ -341,9 +538,8 @@ export function measureIntegrity(
     // the level of the block around them (a word end or plosive closure decays to zero first).
     // Two edge scales: the wider window keeps the level of its block, and so do the last few
     // samples (a decay that a pitch shift or resampling compressed into a millisecond still fails).
-    const minRun = Math.max(1, Math.round(o.zeroRunMinS * fs));
-    const zeroRuns = ch.zeroRuns(minRun, Math.max(1, Math.round(o.edgeS * fs)));
-    const nearEdges = zeroRuns.length ? ch.zeroRuns(minRun, Math.max(1, Math.round(o.nearEdgeS * fs))) : [];
+    const zeroRuns = first.zeroRuns;
+    const nearEdges = first.nearEdges;
     zeroRuns.forEach((r, k) => {
       if (r.start === 0 || r.end >= n) return;
       const near = nearEdges[k];
@@ -377,28 +573,11 @@ export function measureIntegrity(
       b = e;
     }
   }
-  const dropouts = mergeIntervals(events).filter(([s, e]) => inside(speech, (s + e) / 2));
+  const dropouts = mergeIntervals(events).filter(([s, e]) => speechSet.has((s + e) / 2));
 
-  // Repeats, with a quantisation step relative to the speech level so the hash is level-invariant.
   const repeats: IntegrityBlock["repeats"]["events"] = [];
-  if (speechLevel !== null && speechLevel > -150) {
-    const rms = Math.pow(10, speechLevel / 20);
-    const window = Math.max(4, Math.round(o.repeatWindowS * fs));
-    const minLag = Math.max(1, Math.round(o.repeatMinS * fs));
-    const maxLag = Math.max(minLag, Math.round(o.repeatMaxS * fs));
-    for (const r of ch.repeats({
-      window,
-      scale: o.repeatStepsPerRms / rms,
-      gate: Math.round(o.repeatGateSteps * window),
-      minLag,
-      maxLag,
-      blockLength: Math.max(1, Math.round(o.repeatBlockS * fs)),
-      matchRatio: o.repeatMatchRatio,
-      minRunFraction: o.repeatMinRunFraction,
-      tableBits: Math.min(24, Math.max(10, Math.ceil(Math.log2(4 * maxLag)))),
-    })) {
-      if (inside(speech, r.start / fs)) repeats.push({ at_s: round6(r.start / fs), lag_s: round6(r.lag / fs), length_s: round6(r.run / fs) });
-    }
+  for (const r of second.repeats ?? []) {
+    if (speechSet.has(r.start / fs)) repeats.push({ at_s: round6(r.start / fs), lag_s: round6(r.lag / fs), length_s: round6(r.run / fs) });
   }
 
   // Truncation: the last speech segment reaches the end, and the last block (a partial one counts
@@ -416,7 +595,7 @@ export function measureIntegrity(
     tailLevel >= speechLevel - o.tailBelowSpeechDb && tailLevel >= noiseFloor + o.tailAboveNoiseDb &&
     tailLevel >= tailPeak - o.tailDecayDb;
 
-  const edge = speechSamples > 0 ? measureBandEdgeHz(ch, speech as Segment[], clip.bandwidthFloorDb) : null;
+  const edge = second.bandPower ? bandEdgeFromPower(second.bandPower, fs, context.bandFftSize, clip.bandwidthFloorDb) : null;
   return {
     speech_s: round6(speechS),
     peak_level_db: peakLevel === null ? null : round2(peakLevel),
@@ -433,4 +612,27 @@ export function measureIntegrity(
     truncated,
     tail_level_db: tailLevel === null ? null : round2(tailLevel),
   };
+}
+
+/**
+ * The profile block of one clip: `ch` is the signal the standards set measured, `speech` its
+ * speech segments (s), `clipLevel` and `clipMinRun` the standards set's clipping rule.
+ * (measureIntegrityStream in integrity-stream.ts measures the same from a PcmSource.)
+ */
+export function measureIntegrity(ch: ChannelKernels, vadSpeech: readonly Segment[], o: IntegrityOptions, clip: IntegrityClipping): IntegrityBlock {
+  const lengths = integrityLengths(o, ch.sampleRate);
+  const zeroRuns = ch.zeroRuns(lengths.minRun, lengths.edge);
+  const first: IntegrityFirstPass = {
+    levels: ch.blockLevels(lengths.block),
+    clippedSamples: ch.stats(clip.level, clip.minRun).clippedSamples,
+    zeroRuns,
+    nearEdges: zeroRuns.length ? ch.zeroRuns(lengths.minRun, lengths.nearEdge) : [],
+  };
+  const { context, plan } = planIntegrity(ch.length, ch.sampleRate, first, vadSpeech, o);
+  const second: IntegritySecondPass = {
+    wadaSums: plan.wadaRanges ? ch.wadaSums(plan.wadaRanges) : null,
+    repeats: plan.repeats ? ch.repeats(plan.repeats) : null,
+    bandPower: plan.band ? ch.spectrum(plan.band.starts, plan.band.fftSize).power : null,
+  };
+  return finishIntegrity(context, first, second, o, clip);
 }

@@ -11,6 +11,10 @@ import type { Arena } from "./wasm.js";
 export interface IntegrityStreamPlan {
   /** Block length of the level contour (ChannelKernels.blockLevels). */
   blockLength: number;
+  /** False: no block levels (a second reading that needs only the sums or the repeats). @defaultValue true */
+  levels?: boolean;
+  /** Samples the signal will have, when known: the levels are then kept in one array of their exact length. */
+  expectedLength?: number;
   /** Zero-run searches, each with its minimum run and edge length (ChannelKernels.zeroRuns). */
   zeroRuns: ReadonlyArray<{ minRun: number; edgeLength: number }>;
   /** Sample ranges of the WADA sums, increasing and not overlapping (ChannelKernels.wadaSums); none: no sums. */
@@ -21,6 +25,7 @@ export interface IntegrityStreamPlan {
 
 /** What IntegrityStream.finish returns. */
 export interface IntegrityStreamResult {
+  /** The block levels (empty when the plan asks for none). */
   blockLevels: Float32Array;
   zeroRuns: ZeroRun[][];
   wadaSums: { count: number; sumAbs: number; sumLn: number } | null;
@@ -33,9 +38,11 @@ const WADA_STATE_BYTES = 48;
 /** Integrity kernels fed chunk by chunk inside one arena session (float samples of at most `maxChunk` per push). */
 export class IntegrityStream {
   private readonly input: number;
+  private readonly hasLevels: boolean;
   private readonly blockState: number;
   private readonly blockOut: number;
-  private readonly levels: number[] = [];
+  private levels: Float32Array;
+  private levelCount = 0;
   private readonly searches: Array<{ state: number; runs: number; edges: number; found: ZeroRun[] }>;
   private readonly wadaState: number | null;
   private readonly wadaOut: number;
@@ -50,9 +57,16 @@ export class IntegrityStream {
   ) {
     const k = arena.k;
     this.input = arena.allocF32(maxChunk);
-    this.blockState = arena.alloc(BLOCK_STATE_BYTES);
-    this.blockOut = arena.allocF32(Math.floor(maxChunk / Math.max(1, plan.blockLength)) + 2);
-    checkStatus(k.integrityBlockLevelsInit(this.blockState, plan.blockLength), "integrityBlockLevelsInit");
+    this.hasLevels = plan.levels !== false;
+    if (this.hasLevels) {
+      this.blockState = arena.alloc(BLOCK_STATE_BYTES);
+      this.blockOut = arena.allocF32(Math.floor(maxChunk / plan.blockLength) + 2);
+      checkStatus(k.integrityBlockLevelsInit(this.blockState, plan.blockLength), "integrityBlockLevelsInit");
+    } else {
+      this.blockState = this.blockOut = 0;
+    }
+    const expected = this.hasLevels && plan.blockLength > 0 && plan.expectedLength !== undefined && plan.expectedLength > 0 ? Math.ceil(plan.expectedLength / plan.blockLength) : 0;
+    this.levels = new Float32Array(expected || 1024);
     this.searches = plan.zeroRuns.map(({ minRun, edgeLength }) => {
       const state = arena.alloc(checkStatus(k.integrityZeroRunsStateBytes(minRun, edgeLength), "integrityZeroRunsStateBytes"));
       // Room for the runs of one push plus those still waiting for their level after.
@@ -97,19 +111,38 @@ export class IntegrityStream {
     for (let at = 0; at < samples.length; at += this.maxChunk) this.pushPiece(samples.subarray(at, Math.min(samples.length, at + this.maxChunk)));
   }
 
+  /** The next `n` samples of the signal, already in the session's arena at `ptr` (read in place, in pieces of at most maxChunk). */
+  pushAt(ptr: number, n: number): void {
+    for (let at = 0; at < n; at += this.maxChunk) this.run(ptr + 4 * at, Math.min(n - at, this.maxChunk));
+  }
+
   private pushPiece(piece: Float32Array): void {
-    const { arena } = this;
-    const k = arena.k;
-    const n = piece.length;
-    arena.copyPcmTo(this.input, piece);
-    const blocks = checkStatus(k.integrityBlockLevelsPush(this.blockState, this.input, n, this.blockOut), "integrityBlockLevelsPush");
-    for (const level of arena.f32(this.blockOut, blocks)) this.levels.push(level);
+    this.arena.copyPcmTo(this.input, piece);
+    this.run(this.input, piece.length);
+  }
+
+  /** Every kernel over `n` ≤ maxChunk samples at `input` (the kernels keep what they need of them in their state). */
+  private run(input: number, n: number): void {
+    const k = this.arena.k;
+    if (this.hasLevels) this.keepLevels(checkStatus(k.integrityBlockLevelsPush(this.blockState, input, n, this.blockOut), "integrityBlockLevelsPush"));
     for (const s of this.searches) {
-      checkStatus(k.integrityZeroRunsPush(s.state, this.input, n, s.runs, s.edges), "integrityZeroRunsPush");
+      checkStatus(k.integrityZeroRunsPush(s.state, input, n, s.runs, s.edges), "integrityZeroRunsPush");
       this.drain(s);
     }
-    if (this.wadaState !== null) checkStatus(k.integrityWadaPush(this.wadaState, this.input, n), "integrityWadaPush");
-    if (this.repeatState !== null) this.collectRepeats(checkStatus(k.integrityRepeatPush(this.repeatState, this.input, n, this.repeatOut), "integrityRepeatPush"));
+    if (this.wadaState !== null) checkStatus(k.integrityWadaPush(this.wadaState, input, n), "integrityWadaPush");
+    if (this.repeatState !== null) this.collectRepeats(checkStatus(k.integrityRepeatPush(this.repeatState, input, n, this.repeatOut), "integrityRepeatPush"));
+  }
+
+  /** Keep the `count` levels just written to blockOut (the array doubles when the length was not known, or was exceeded). */
+  private keepLevels(count: number): void {
+    if (count === 0) return;
+    if (this.levelCount + count > this.levels.length) {
+      const grown = new Float32Array(Math.max(2 * this.levels.length, this.levelCount + count));
+      grown.set(this.levels.subarray(0, this.levelCount));
+      this.levels = grown;
+    }
+    this.levels.set(this.arena.f32(this.blockOut, count), this.levelCount);
+    this.levelCount += count;
   }
 
   private drain(s: { state: number; runs: number; edges: number; found: ZeroRun[] }, ready = this.arena.k.integrityZeroRunsReady(s.state)): void {
@@ -122,7 +155,7 @@ export class IntegrityStream {
   /** Ends the signal: the last partial block, runs reaching the end, the sums. */
   finish(): IntegrityStreamResult {
     const k = this.arena.k;
-    if (k.integrityBlockLevelsFinish(this.blockState, this.blockOut) === 1) this.levels.push(this.arena.f32(this.blockOut, 1)[0]);
+    if (this.hasLevels && k.integrityBlockLevelsFinish(this.blockState, this.blockOut) === 1) this.keepLevels(1);
     for (const s of this.searches) this.drain(s, checkStatus(k.integrityZeroRunsFinish(s.state, s.runs, s.edges), "integrityZeroRunsFinish"));
     let wadaSums: IntegrityStreamResult["wadaSums"] = null;
     if (this.wadaState !== null) {
@@ -131,6 +164,8 @@ export class IntegrityStream {
       wadaSums = { count: v[0], sumAbs: v[1], sumLn: v[2] };
     }
     if (this.repeatState !== null) this.collectRepeats(checkStatus(k.integrityRepeatFinish(this.repeatState, this.repeatOut), "integrityRepeatFinish"));
-    return { blockLevels: Float32Array.from(this.levels), zeroRuns: this.searches.map((s) => s.found), wadaSums, repeats: this.repeatState === null ? null : this.found };
+    const blockLevels = this.levelCount === this.levels.length ? this.levels : this.levels.slice(0, this.levelCount);
+    this.levels = new Float32Array(0);
+    return { blockLevels, zeroRuns: this.searches.map((s) => s.found), wadaSums, repeats: this.repeatState === null ? null : this.found };
   }
 }

@@ -96,6 +96,19 @@ export function readFileBytes(path: string): Uint8Array {
   }
 }
 
+/**
+ * A local audio file checked as readFileBytes checks it (special files refused, opened once so that
+ * the same open errors come at the same moment) but not read: `read()` reads its bytes whenever they
+ * are asked for, and nothing holds them. A long recording named by a url is then read from disk in
+ * bounded chunks by analysis (through `path`), never whole.
+ */
+export function localFileReader(path: string): { path: string; read: () => Uint8Array } {
+  const special = regularFileProblem(path);
+  if (special?.code === "UNSUPPORTED_INPUT") throw new VoxError("UNSUPPORTED_INPUT", special.why, { file: displayPathOf(path) });
+  closeSync(openSync(path, "r"));
+  return { path, read: () => readFileBytes(path) };
+}
+
 /** Reused by readHead: discovery sniffs every audio file of an archive, and a fresh 64 KB buffer each time is only garbage. */
 let headBuffer = Buffer.alloc(0);
 

@@ -12,13 +12,25 @@ export interface AudioInit {
   start_time?: number | null;
 }
 
-/** How a local `url` was resolved by the (impure) ingest layer; the model itself never touches the file system. */
-export interface ResolvedLocalFile {
-  /** Absolute path of the file that exists. */
-  path: string;
-  /** Its bytes. */
-  bytes: Uint8Array;
-}
+/**
+ * How a local `url` was resolved by the (impure) ingest layer; the model itself never touches the
+ * file system. Either the bytes already read, or (what ingest gives) a reader called each time the
+ * bytes are asked for, so that a long recording named by a url is never held by its Audio: analysis
+ * reads such a file from disk in bounded chunks through `path`.
+ */
+export type ResolvedLocalFile =
+  | {
+    /** Absolute path of the file that exists. */
+    path: string;
+    /** Its bytes. */
+    bytes: Uint8Array;
+  }
+  | {
+    /** Absolute path of the file that exists (and could be opened when the url was resolved). */
+    path: string;
+    /** Reads its bytes (each call reads the file again; errors are the file system's). */
+    read: () => Uint8Array;
+  };
 
 /** A `ValueError` of deepeval's Audio, with the exact message. */
 export class AudioValidationError extends Error {
@@ -127,6 +139,8 @@ export class Audio {
   private _id: string = newId();
   /** Raw bytes when they are already known (avoids a base64 round trip). Not part of the dump. */
   private _bytes: Uint8Array | null = null;
+  /** Reads the bytes of a local file on demand (they are not kept). */
+  private _read: (() => Uint8Array) | null = null;
   /** The absolute path the bytes came from, when local. */
   private _path: string | null = null;
   /** True when the bytes were given inline (base64 or from bytes) rather than by url. */
@@ -189,7 +203,8 @@ export class Audio {
       this._local = true;
       this._filename = basename(local.path);
       this.mimeType = this.mimeType ?? guessMimeType(local.path) ?? "audio/wav";
-      this._bytes = local.bytes;
+      if ("read" in local) this._read = local.read;
+      else this._bytes = local.bytes;
       this._path = local.path;
       return;
     }
@@ -226,17 +241,23 @@ export class Audio {
   get path(): string | null {
     return this._path;
   }
-  /** True when bytes are available (inline or read from a local file). */
+  /** True when the bytes are those of the local file `path`, read from it whenever asked for (never held): analysis may then read the file in chunks. */
+  get readsFile(): boolean {
+    return this._read !== null;
+  }
+  /** True when bytes are available (inline, or a local file that can be read). */
   get hasBytes(): boolean {
-    return this._bytes !== null || this.dataBase64 !== null;
+    return this._bytes !== null || this._read !== null || this.dataBase64 !== null;
   }
 
   /**
-   * The audio file's bytes. Base64 is decoded with Python's lenient rules; throws
-   * deepeval's message when this is a remote URL (nothing is ever fetched).
+   * The audio file's bytes. Base64 is decoded with Python's lenient rules; a local file is read
+   * (again) on each call, and not kept; throws deepeval's message when this is a remote URL
+   * (nothing is ever fetched).
    */
   getBytes(decode: (text: string) => Uint8Array = decodeBase64Python): Uint8Array {
     if (this._bytes) return this._bytes;
+    if (this._read) return this._read();
     if (this.dataBase64 === null) {
       throw new Error("No audio bytes available; this Audio is a remote URL. Fetch it before calling get_bytes().");
     }
@@ -246,7 +267,8 @@ export class Audio {
   /** The base64 text of the bytes (what deepeval stores in `dataBase64`). */
   getBase64(): string | null {
     if (this.dataBase64 !== null) return this.dataBase64;
-    return this._bytes ? encodeBase64(this._bytes) : null;
+    if (this._bytes) return encodeBase64(this._bytes);
+    return this._read ? encodeBase64(this._read()) : null;
   }
 
   /** The reference dump of this Audio (formats.md F1.4/F1.6: no private keys). */

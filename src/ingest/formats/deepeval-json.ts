@@ -1,12 +1,12 @@
 // deepeval ConversationalTestCase JSON / JSON arrays / JSONL files (formats.md F1): detection, one call per record, loading a record; and the library loaders of whole files.
-import { readFileSync } from "node:fs";
+import { closeSync, openSync, readFileSync } from "node:fs";
 import { dirname, isAbsolute, resolve } from "node:path";
 import { AudioValidationError, setDefaultLocalAudioResolver, type ResolvedLocalFile } from "../../model/audio.js";
 import { remoteUrlProblem } from "./remote-url.js";
 import { parseTestCaseText, testCaseFromJson, type CompatMode, type ParsedTestCase } from "../../model/codec.js";
 import { VoxError } from "../../model/errors.js";
 import { lineAndColumn, locateRecordSyntaxError, parseRecord } from "../../model/json-records.js";
-import { extensionOf, isFile, isInside, readFileBytes, readRanges, realPathOr } from "../files.js";
+import { extensionOf, isFile, isInside, localFileReader, readRanges, realPathOr } from "../files.js";
 
 /** Line and column just after `text`. */
 const endOf = (text: string) => lineAndColumn(text, text.length);
@@ -105,17 +105,20 @@ function safeDecode(s: string): string {
   }
 }
 
-// `new Audio({ url: "./clip.wav" })` in library code reads local files as deepeval's Audio does
-// (relative to the working directory, or the given baseDir); the bytes are the Audio's own.
+// `new Audio({ url: "./clip.wav" })` in library code resolves local files as deepeval's Audio does
+// (relative to the working directory, or the given baseDir); the file is opened there (its errors
+// come at construction, as deepeval's) and its bytes read whenever they are asked for.
 setDefaultLocalAudioResolver((url, baseDir) => {
   const p = localPathOf(url, baseDir ?? process.cwd());
   if (!p || !isFile(p)) return null;
-  return { path: p, bytes: new Uint8Array(readFileSync(p)) };
+  closeSync(openSync(p, "r"));
+  return { path: p, read: () => new Uint8Array(readFileSync(p)) };
 });
 
 /**
- * A resolver for `Audio` urls that reads existing local files relative to `baseDir`; with `confine`,
- * a url whose file (symlinks followed) lies outside that folder is refused before it is read.
+ * A resolver for `Audio` urls that finds existing local files relative to `baseDir` (checked and
+ * opened here, read only when their bytes are asked for); with `confine`, a url whose file
+ * (symlinks followed) lies outside that folder is refused before it is opened.
  */
 function localAudioResolver(baseDir: string, confine: string | null = null): (url: string) => ResolvedLocalFile | null {
   const root = confine === null ? null : realPathOr(confine);
@@ -129,8 +132,7 @@ function localAudioResolver(baseDir: string, confine: string | null = null): (ur
       if (!isInside(real, root)) throw new VoxError("PATH_REFUSED", `audio url "${url}" resolves to ${real}, outside ${confine} (--confine-paths); refused`);
     }
     if (!p || !isFile(p)) return null;
-    const b = readFileBytes(p);
-    return { path: p, bytes: new Uint8Array(b.buffer, b.byteOffset, b.byteLength) };
+    return localFileReader(p);
   };
 }
 

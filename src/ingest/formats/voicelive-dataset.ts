@@ -3,7 +3,7 @@ import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { Audio, audioInit, guessMimeType } from "../../model/audio.js";
 import { VoxError } from "../../model/errors.js";
 import { createTestCase, type Turn } from "../../model/test-case.js";
-import { displayPathOf, isFile, isInside, readFileBytes, realPathOr } from "../files.js";
+import { displayPathOf, isFile, isInside, localFileReader, realPathOr } from "../files.js";
 import type { Candidate, CandidateContext, CallRef, ConversationRef, IngestOptions, InputFormat, LoadedCall } from "../types.js";
 import { discoverConversations, readConversationRecords, type LineRecord } from "./conversations.js";
 import { remoteUrlProblem } from "./remote-url.js";
@@ -192,8 +192,8 @@ function datasetAudio(o: Json, datasetFile: string, turnNumber: number, lineFiel
   const context = { file: displayPathOf(datasetFile), field: `${lineField}: ${legacy.field}` };
   const found = resolveDatasetPath(dirname(datasetFile), legacy.path, context, allowOutside);
   if (!found) throw new VoxError("AUDIO_NOT_FOUND", `Audio file not found: ${resolve(dirname(datasetFile), legacy.path)}`, context);
-  const bytes = readFileBytes(found);
-  return new Audio(audioInit({ url: found }), () => ({ path: found, bytes }));
+  const file = localFileReader(found);
+  return new Audio(audioInit({ url: found }), () => file);
 }
 
 /**

@@ -4,7 +4,7 @@ import { dirname, isAbsolute, join, resolve } from "node:path";
 import { Audio, audioInit } from "../../model/audio.js";
 import { VoxError } from "../../model/errors.js";
 import { createTestCase, type Turn } from "../../model/test-case.js";
-import { displayPathOf, isFile, isInside, readFileBytes } from "../files.js";
+import { displayPathOf, isFile, isInside, localFileReader } from "../files.js";
 import type { Candidate, CandidateContext, CallRef, ConversationRef, IngestOptions, InputFormat, LoadedCall } from "../types.js";
 import { discoverConversations, readConversationRecords, type LineRecord } from "./conversations.js";
 
@@ -107,8 +107,8 @@ function responseAudioPath(outputDir: string, conversationId: string, turnNumber
 }
 
 function audioFromFile(path: string, startTime: number | null = null): Audio {
-  const bytes = readFileBytes(path);
-  return new Audio(audioInit({ url: path, start_time: startTime !== null && startTime >= 0 ? startTime : null }), () => ({ path, bytes }));
+  const file = localFileReader(path);
+  return new Audio(audioInit({ url: path, start_time: startTime !== null && startTime >= 0 ? startTime : null }), () => file);
 }
 
 /**
