@@ -19,12 +19,22 @@ export function speechRunsOfChannels(source: PcmSource, channels: readonly numbe
   const levels = withArena((arena) => {
     // The filter's output region is shared: each stream uses it only while one of its blocks is filtered.
     const y = arena.alloc(ActivityStream.yBytes(arena));
-    const streams = new Map(wanted.map((c) => [c, new ActivityStream(arena, source.sampleRate, y)]));
+    // A source that knows its length gets each channel's levels in one array of the exact length (no doubling blocks, no copy at the end).
+    const expected = source.frames ?? 0;
+    const streams = new Map(wanted.map((c) => [c, new ActivityStream(arena, source.sampleRate, y, expected)]));
     readPlanarChunks(arena, source, wanted, false, (chunk) => {
       for (const [c, stream] of streams) stream.push(chunk.channel(c), chunk.frames);
     });
     return new Map(wanted.map((c) => [c, streams.get(c)!.finish()]));
   });
-  // One arena session per channel's runs: WebAssembly memory holds one channel's levels and scratch at a time.
-  return channels.map((c) => withArena((arena) => speechRunsOfLevels(arena, levels.get(c)!, options)));
+  // One arena session per channel's runs: WebAssembly memory holds one channel's levels and scratch at a time,
+  // and each channel's levels are let go as soon as its runs are found.
+  const runs = new Map<number, Int32Array>();
+  for (const c of wanted) {
+    runs.set(c, withArena((arena) => speechRunsOfLevels(arena, levels.get(c)!, options)));
+    levels.delete(c);
+  }
+  // A channel asked for twice gets its own copy of the runs.
+  const given = new Set<number>();
+  return channels.map((c) => (given.has(c) ? runs.get(c)!.slice() : (given.add(c), runs.get(c)!)));
 }

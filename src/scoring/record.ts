@@ -114,10 +114,11 @@ export function toOutcome(record: ResultRecord): CallOutcome {
 export function appendRecordLines(path: string, lines: string[]): void {
   if (lines.length === 0) return;
   // Encoded line by line into a buffer this thread reuses: no joined copy of the text, and no fresh
-  // memory to fault in for every batch.
-  let bound = 0;
-  for (const line of lines) bound += line.length * 3 + 1;
-  if (encoded.length < bound) encoded = Buffer.allocUnsafeSlow(Math.max(bound, 2 * encoded.length));
+  // memory to fault in for every batch. The buffer has the exact size of the largest batch so far
+  // (not a bound of 3 bytes per character, nor a doubling: a call of hours has a record of megabytes).
+  let size = 0;
+  for (const line of lines) size += Buffer.byteLength(line, "utf8") + 1;
+  if (encoded.length < size) encoded = Buffer.allocUnsafeSlow(size);
   let length = 0;
   for (const line of lines) {
     length += encoded.write(line, length, "utf8");
@@ -131,5 +132,5 @@ export function appendRecordLines(path: string, lines: string[]): void {
   }
 }
 
-/** The encoding buffer of appendRecordLines (3 bytes per UTF-16 unit bound every line). */
+/** The encoding buffer of appendRecordLines (as large as the largest batch of lines so far). */
 let encoded = Buffer.alloc(0);
