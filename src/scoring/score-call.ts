@@ -4,7 +4,7 @@ import { loadCall } from "../ingest/index.js";
 import type { CallRef, IngestOptions } from "../ingest/types.js";
 import { toVoxError, VoxError } from "../model/errors.js";
 import type { ScoreOptions } from "./options.js";
-import { appendRecordLines, outputWriteError, toOutcome, type CallOutcome, type ResultRecord } from "./record.js";
+import { appendEncodedLines, digestRecord, encodeRecordLine, outputWriteError, toOutcome, type CallOutcome, type ResultRecord } from "./record.js";
 import { scoreLoadedCall } from "./score-test-case.js";
 import { transcriptAccuracy } from "./transcript-accuracy.js";
 
@@ -88,17 +88,23 @@ function scoreCallNow({ ref, ingest, score }: ScoreTask): ResultRecord {
 
 /** Score a batch's calls in turn; with `appendTo`, append their records to it in one write and hand back digests only. */
 export function scoreBatch(task: BatchTask): CallOutcome[] {
-  const outcomes = task.refs.map((ref) => toOutcome(scoreCall({ ref, ingest: task.ingest, score: task.score })));
-  if (task.appendTo !== undefined) {
-    try {
-      appendRecordLines(task.appendTo, outcomes.map((o) => o.line!));
-    } catch (e) {
-      // Not a crash of this call: the caller ends the run with one clear line.
-      const message = outputWriteError(task.appendTo, e, true).message;
-      for (const o of outcomes) o.writeError = message;
-      return outcomes;
-    }
-    for (const o of outcomes) o.line = null;
+  if (task.appendTo === undefined) return task.refs.map((ref) => toOutcome(scoreCall({ ref, ingest: task.ingest, score: task.score })));
+  // Appended here: each record is encoded straight into its line's bytes (no string of a long call's whole record).
+  const lines: Buffer[] = [];
+  const outcomes = task.refs.map((ref): CallOutcome => {
+    const record = scoreCall({ ref, ingest: task.ingest, score: task.score });
+    lines.push(encodeRecordLine(record));
+    return { line: null, digest: digestRecord(record) };
+  });
+  try {
+    appendEncodedLines(task.appendTo, lines);
+  } catch (e) {
+    // Not a crash of this call: the caller ends the run with one clear line; each outcome's line holds its record, not written.
+    const message = outputWriteError(task.appendTo, e, true).message;
+    outcomes.forEach((o, i) => {
+      o.line = lines[i].toString("utf8", 0, lines[i].length - 1);
+      o.writeError = message;
+    });
   }
   return outcomes;
 }

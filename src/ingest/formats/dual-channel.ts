@@ -148,11 +148,11 @@ const EDGE_RMS = 1000;
  * before e is at or below the abrupt-end level: the end of the voice's natural decay. `speechEnd`
  * itself when no such point comes before `limit` (the turn really is cut off).
  */
-function decayEnd(recording: RecordingReader, channel: number, from: number, speechEnd: number, limit: number, rate: number): number {
+function decayEnd(recording: RecordingReader, channel: number, from: number, speechEnd: number, limit: number, rate: number, scratch: Int16Array): number {
   if (limit <= speechEnd) return speechEnd;
   const window = Math.max(1, Math.trunc(rate * EDGE_WINDOW_S));
   const lo = Math.max(from, speechEnd - window);
-  const pcm = new Int16Array(limit - lo);
+  const pcm = scratch.length >= limit - lo ? scratch.subarray(0, limit - lo) : new Int16Array(limit - lo);
   recording.readInt16(channel, lo, limit, pcm);
   const step = Math.max(1, Math.round(rate / 1000));
   for (let e = speechEnd; e <= limit; e += step) {
@@ -214,6 +214,8 @@ function cutTurns(path: string, file: string, recording: RecordingReader, handle
   const parties = buildPartyTurns(callerSegments, agentSegments);
   if (parties.length === 0) throw new VoxError("INVALID_AUDIO", "no speech found on either channel", { file });
 
+  // One scratch array for every turn's decay search (the edge window before the speech end, and at most TRAILING_DECAY_MAX_S after it).
+  const decayScratch = new Int16Array(Math.max(1, Math.trunc(rate * EDGE_WINDOW_S)) + Math.round(TRAILING_DECAY_MAX_S * rate) + 1);
   const turns: Turn[] = parties.map((p, index) => {
     const channel = p.role === "user" ? callerChannel : agentChannel;
     const from = Math.max(0, Math.round(p.start * rate));
@@ -222,7 +224,7 @@ function cutTurns(path: string, file: string, recording: RecordingReader, handle
     // so a turn cut cleanly from a recording does not look like one that ends abruptly.
     const nextStart = index + 1 < parties.length ? Math.round(parties[index + 1].start * rate) : frames;
     const limit = Math.min(frames, nextStart, speechEnd + Math.round(TRAILING_DECAY_MAX_S * rate));
-    const to = decayEnd(recording, channel, from, speechEnd, limit, rate);
+    const to = decayEnd(recording, channel, from, speechEnd, limit, rate, decayScratch);
     // The clip is a span of the recording: its WAV bytes (a self-contained deepeval Audio) are cut when analysis reads them.
     return {
       role: p.role,
