@@ -4,6 +4,9 @@ import { openRecordingReader, type RecordingReader, type RecordingReaderOptions 
 import { Audio, audioInit } from "../model/audio.js";
 import { encodeBase64 } from "../model/base64.js";
 
+/** The (never read) inline bytes every span hands its Audio: one empty array for all, not one per turn of a call of thousands. */
+const NO_BYTES = new Uint8Array(0);
+
 /** Clip buffers grow in steps of this many bytes. */
 const CLIP_GRAIN = 64 << 10;
 
@@ -73,7 +76,7 @@ export class RecordingSpanAudio extends Audio {
     rate: number,
     extra: { start_time: number; duration: number },
   ) {
-    super(audioInit({ mimeType: "audio/wav", sampleRate: rate, duration: extra.duration, start_time: extra.start_time }), undefined, new Uint8Array(0));
+    super(audioInit({ mimeType: "audio/wav", sampleRate: rate, duration: extra.duration, start_time: extra.start_time }), undefined, NO_BYTES);
   }
 
   override getBytes(): Uint8Array {

@@ -109,14 +109,14 @@ export function toOutcome(record: ResultRecord): CallOutcome {
  * The record's line in UTF-8 with its line break: byte for byte `JSON.stringify(record) + "\n"`,
  * serialised in pieces (each turn, metric and breakdown entry on its own) into a buffer of the exact
  * size, so a call of hours (a record of megabytes) never has its whole text as a string, nor the
- * string builder's copies of it.
+ * string builder's copies of it. releaseRecordLine gives the buffer back once it is written.
  */
 export function encodeRecordLine(record: ResultRecord): Buffer {
   let size = 1;
   jsonPieces(record, (piece) => {
     size += Buffer.byteLength(piece, "utf8");
   });
-  const out = Buffer.allocUnsafeSlow(size);
+  const out = Buffer.from(new ResizableArrayBuffer(size, { maxByteLength: size }), 0, size);
   let at = 0;
   jsonPieces(record, (piece) => {
     at += out.write(piece, at, "utf8");
@@ -124,6 +124,20 @@ export function encodeRecordLine(record: ResultRecord): Buffer {
   out[at++] = 0x0a;
   if (at !== size) throw new Error(`a record took ${at} bytes, ${size} were counted`); // never: both passes emit the same pieces
   return out;
+}
+
+/** ArrayBuffer's constructor with its resizable form (ES2024; the library's TypeScript target predates it). */
+const ResizableArrayBuffer = ArrayBuffer as unknown as new (length: number, options: { maxByteLength: number }) => ArrayBuffer;
+
+/**
+ * Give back the memory of a line from encodeRecordLine now (it is left empty). Its buffer is a
+ * resizable ArrayBuffer, whose pages the engine maps itself and unmaps on shrinking: a long call's
+ * megabytes of record go back to the system at once, rather than to malloc's free lists after the
+ * next collection.
+ */
+export function releaseRecordLine(line: Buffer): void {
+  const buffer = line.buffer as ArrayBuffer & { resizable?: boolean; resize?: (n: number) => void };
+  if (buffer.resizable) buffer.resize!(0);
 }
 
 /** Levels of arrays and plain objects serialised piece by piece; below them, values are stringified whole. */

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { appendEncodedLines, appendRecordLines, encodeRecordLine, type ResultRecord } from "../../src/scoring/record.js";
+import { appendEncodedLines, appendRecordLines, encodeRecordLine, releaseRecordLine, type ResultRecord } from "../../src/scoring/record.js";
 import { seededRandom } from "../helpers/random.js";
 
 const dir = mkdtempSync(join(tmpdir(), "vox-append-"));
@@ -68,5 +68,16 @@ describe("encodeRecordLine", () => {
     appendEncodedLines(path, []);
     appendEncodedLines(path, records.slice(4).map(encodeRecordLine));
     expect(readFileSync(path, "utf8")).toBe(records.map((r) => JSON.stringify(r) + "\n").join(""));
+  });
+
+  it("a line released after it was written is empty, and what was written stays", () => {
+    const path = join(dir, "released.jsonl");
+    const record = { id: "long", name: "x".repeat(100000), source: { format: null, path: "p" }, status: "ok", error: null, elapsed_ms: 0 } as ResultRecord;
+    const line = encodeRecordLine(record);
+    appendEncodedLines(path, [line]);
+    releaseRecordLine(line);
+    expect(line.length).toBe(0);
+    releaseRecordLine(line);
+    expect(readFileSync(path, "utf8")).toBe(JSON.stringify(record) + "\n");
   });
 });
