@@ -177,15 +177,18 @@ export function loadDualChannel(path: string, options: IngestOptions = {}, readi
   const readerOptions = { compat: options.compat, name: file, limits: options.limits, chunkFrames: reading.chunkFrames };
   const recording = openRecordingReader(path, readerOptions);
   const handle = new RecordingHandle(path, readerOptions, recording);
+  let call: Omit<LoadedCall, "dispose">;
   try {
-    return cutTurns(path, file, recording, handle, options);
+    call = cutTurns(path, file, recording, handle, options);
   } catch (e) {
     handle.dispose();
     throw e;
   }
+  // Made here, not where the turns are cut: a closure keeps its whole scope alive (the party turns of a call of hours, too).
+  return { ...call, dispose: () => handle.dispose() };
 }
 
-function cutTurns(path: string, file: string, recording: RecordingReader, handle: RecordingHandle, options: IngestOptions): LoadedCall {
+function cutTurns(path: string, file: string, recording: RecordingReader, handle: RecordingHandle, options: IngestOptions): Omit<LoadedCall, "dispose"> {
   const sidecar = readSidecar(path);
   const warnings = [...recording.warnings];
   if (recording.channels < 2) {
@@ -247,5 +250,5 @@ function cutTurns(path: string, file: string, recording: RecordingReader, handle
       ...(sidecar?.end_reason ? { end_reason: sidecar.end_reason } : {}),
     },
   });
-  return { testCase, warnings, dispose: () => handle.dispose() };
+  return { testCase, warnings };
 }
