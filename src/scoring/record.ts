@@ -111,7 +111,7 @@ export function toOutcome(record: ResultRecord): CallOutcome {
  * size, so a call of hours (a record of megabytes) never has its whole text as a string, nor the
  * string builder's copies of it. releaseRecordLine gives the buffer back once it is written.
  */
-export function encodeRecordLine(record: ResultRecord): Buffer {
+export function encodeRecordLine(record: ResultRecord): Uint8Array {
   let size = 1;
   jsonPieces(record, (piece) => {
     size += Buffer.byteLength(piece, "utf8");
@@ -135,7 +135,7 @@ const ResizableArrayBuffer = ArrayBuffer as unknown as new (length: number, opti
  * megabytes of record go back to the system at once, rather than to malloc's free lists after the
  * next collection.
  */
-export function releaseRecordLine(line: Buffer): void {
+export function releaseRecordLine(line: Uint8Array): void {
   const buffer = line.buffer as ArrayBuffer & { resizable?: boolean; resize?: (n: number) => void };
   if (buffer.resizable) buffer.resize!(0);
 }

@@ -92,7 +92,7 @@ export function scoreBatch(task: BatchTask): CallOutcome[] {
   if (appendTo === undefined) return task.refs.map((ref) => toOutcome(scoreCall({ ref, ingest: task.ingest, score: task.score })));
   // Each record is encoded straight into its line's bytes (no string of a long call's whole record).
   let writeError: string | undefined;
-  const append = (lines: Buffer[]): boolean => {
+  const append = (lines: Uint8Array[]): boolean => {
     try {
       appendEncodedLines(appendTo, lines);
       return true;
@@ -103,9 +103,9 @@ export function scoreBatch(task: BatchTask): CallOutcome[] {
     }
   };
   /** The record's text, kept in the outcome when its line could not be written. */
-  const text = (line: Buffer) => line.toString("utf8", 0, line.length - 1);
+  const text = (line: Uint8Array) => Buffer.from(line.buffer, line.byteOffset, line.length - 1).toString("utf8");
   const single = task.refs.length === 1;
-  const lines: Buffer[] = [];
+  const lines: Uint8Array[] = [];
   const outcomes: CallOutcome[] = [];
   /** Encode the record; a batch of one call (the pool's) writes it at once, so a long call's line is let go before its digest is made. */
   const encode = (record: ResultRecord): string | null => {

@@ -56,7 +56,7 @@ describe("encodeRecordLine", () => {
     const rnd = seededRandom(11);
     for (let i = 0; i < 300; i++) {
       const record = oddRecord(rnd);
-      expect(encodeRecordLine(record).toString("utf8")).toBe(JSON.stringify(record) + "\n");
+      expect(Buffer.from(encodeRecordLine(record)).toString("utf8")).toBe(JSON.stringify(record) + "\n");
     }
   });
 
