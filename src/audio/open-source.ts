@@ -13,6 +13,9 @@
 // decode budget (`-t`, from the length the container declares and the expansion rule) and at the
 // 4 GB a WAV can describe (`-fs`), and is killed at the decode timeout. The folder is removed by
 // dispose().
+//
+// This is the one WAV chunk reader of the engine: the random-access recording reader (wav-range.ts)
+// locates, reads and converts a recording's frames with the functions exported here.
 import { closeSync, fstatSync, openSync, readSync, rmSync } from "node:fs";
 import type { CompatMode } from "../model/codec.js";
 import { VoxError } from "../model/errors.js";
@@ -49,15 +52,25 @@ const MAX_CHUNK_BYTES = 4 << 20;
 const WINDOW_BYTES = 64 << 10;
 
 /** Where a WAV's samples lie and how they are encoded. */
-interface WavLayout {
+export interface WavLayout {
   sampleRate: number;
   channels: number;
   encoding: SampleEncoding;
+  /** File offset of the first sample byte. */
   dataStart: number;
+  /** Whole frames present. */
   frames: number;
   format: string;
   warnings: string[];
+  /**
+   * Whether the fmt chunk and only chunks that cannot change the samples (INERT_CHUNKS) come before
+   * the data chunk (default mode; always true under `--compat deepeval`).
+   */
+  plainHeader: boolean;
 }
+
+/** Chunks before the data chunk that cannot change the samples. */
+const INERT_CHUNKS: ReadonlySet<string> = new Set(["fmt ", "fact", "LIST", "JUNK", "junk", "PAD ", "FLLR", "id3 ", "ID3 "]);
 
 /**
  * Open the audio file at `path` as a PcmSource: the same acceptance, samples, warnings and errors
@@ -71,20 +84,39 @@ export function openPcmSource(path: string, options: OpenSourceOptions = {}): Fi
   const file = FileBytes.open(path);
   let handedOver = false;
   try {
-    const head = file.bytes(0, DECLARED_HEADER_BYTES);
-    checkDeclared(head, file.length, limits, opts);
-    const opened = opts.compat === "deepeval" ? compatLayout(file, opts) : wideLayout(file, head, opts, path);
-    if ("chunks" in opened) return opened; // decoded by ffmpeg: its own file, this one is closed below
-    checkDecoded(opened, limits, opts);
+    const found = locateAudio(file, opts);
+    if ("ffmpeg" in found) {
+      // Decoded by ffmpeg into a temporary WAV kept until dispose(); this file is closed below.
+      const spill = spillThroughFfmpeg(path, found.head, file.length, opts, found.ffmpeg);
+      try {
+        return wavSource(spill.file, spill.layout, opts, spill.remove);
+      } catch (e) {
+        spill.file.close();
+        spill.remove();
+        throw e;
+      }
+    }
+    checkDecoded(found, limits, opts);
     handedOver = true;
-    return wavSource(file, opened, opts, () => undefined);
+    return wavSource(file, found, opts, () => undefined);
   } finally {
     if (!handedOver) file.close();
   }
 }
 
+/**
+ * Where the samples of an open audio file lie, with decodeAudio's checks and errors (the declared
+ * size on the header, then the WAV layout in either mode); `ffmpeg` (why) with the file's head when
+ * only ffmpeg decodes it. The decoded-size check (checkDecoded) is the caller's.
+ */
+export function locateAudio(file: FileBytes, opts: DecodeOptions): WavLayout | { ffmpeg: string; head: Uint8Array } {
+  const head = file.bytes(0, DECLARED_HEADER_BYTES);
+  checkDeclared(head, file.length, resolveAudioLimits(opts.limits), opts);
+  return opts.compat === "deepeval" ? compatLayout(file, opts) : wideLayout(file, head, opts);
+}
+
 /** A file read at offsets through a small window (the chunk walk reads many 8-byte headers). */
-class FileBytes implements ByteAccess {
+export class FileBytes implements ByteAccess {
   private windowStart = 0;
   private window = new Uint8Array(0);
   private closed = false;
@@ -157,24 +189,26 @@ function compatLayout(file: FileBytes, opts: DecodeOptions): WavLayout {
   if (wav.sampleRate === 0 || frames === 0) {
     failDecode(DECODE_MESSAGES.noSamples, wav.sampleRate === 0 ? "sample rate is 0" : "the data chunk holds no samples", opts);
   }
-  return { sampleRate: wav.sampleRate, channels: wav.channels, encoding: "pcm16", dataStart: wav.dataStart, frames, format: "wav/pcm16", warnings: [] };
+  return { sampleRate: wav.sampleRate, channels: wav.channels, encoding: "pcm16", dataStart: wav.dataStart, frames, format: "wav/pcm16", warnings: [], plainHeader: true };
 }
 
 const ascii = (b: Uint8Array, at: number) => String.fromCharCode(b[at], b[at + 1], b[at + 2], b[at + 3]);
 
 /** The default mode: PCM and float WAVs located and read here, anything else decoded by ffmpeg (decodeWide's acceptance). */
-function wideLayout(file: FileBytes, head: Uint8Array, opts: DecodeOptions, path: string): WavLayout | FilePcmSource {
+function wideLayout(file: FileBytes, head: Uint8Array, opts: DecodeOptions): WavLayout | { ffmpeg: string; head: Uint8Array } {
   if (file.length === 0) failDecode(DECODE_MESSAGES.noSamples, "the file is empty (0 bytes)", opts);
-  if (!isWaveFile(head)) return ffmpegSource(path, head, file.length, opts, "not a RIFF/WAVE file");
+  if (!isWaveFile(head)) return { ffmpeg: "not a RIFF/WAVE file", head };
 
   // The chunk walk: headers of 8 bytes from offset 12, each chunk followed by a pad byte when odd; the first fmt and the first data count.
   let fmtAt = -1, fmtSize = 0, dataAt = -1, dataSize = 0;
+  let plainHeader = true;
   for (let at = 12; at + 8 <= file.length && (fmtAt < 0 || dataAt < 0); ) {
     const h = file.bytes(at, at + 8);
     const id = ascii(h, 0);
     const size = (h[4] | (h[5] << 8) | (h[6] << 16) | (h[7] << 24)) >>> 0;
     if (id === "fmt " && fmtAt < 0) [fmtAt, fmtSize] = [at + 8, size];
-    else if (id === "data" && dataAt < 0) [dataAt, dataSize] = [at + 8, size];
+    else if (id === "data" && dataAt < 0) [dataAt, dataSize, plainHeader] = [at + 8, size, plainHeader && fmtAt >= 0];
+    else if (dataAt < 0 && !INERT_CHUNKS.has(id)) plainHeader = false;
     at += 8 + size + (size & 1);
   }
   if (fmtAt < 0) failDecode(DECODE_MESSAGES.notDecodable, 'unreadable WAV: Could not find the "fmt " chunk', opts);
@@ -191,7 +225,7 @@ function wideLayout(file: FileBytes, head: Uint8Array, opts: DecodeOptions, path
   const bitsPerSample = u16(14);
   const tag = audioFormat === 0xfffe ? (fmtSize > 20 ? u32(24) : undefined) : audioFormat;
   const encoding = sampleEncoding(tag as number, bitsPerSample as number);
-  if (!encoding) return ffmpegSource(path, head, file.length, opts, `WAV format tag ${audioFormat} with ${bitsPerSample}-bit samples`);
+  if (!encoding) return { ffmpeg: `WAV format tag ${audioFormat} with ${bitsPerSample}-bit samples`, head };
   if (numChannels < 1) failDecode(DECODE_MESSAGES.notDecodable, "the fmt chunk declares 0 channels", opts);
   if (sampleRate < 1) failDecode(DECODE_MESSAGES.noSamples, "the fmt chunk declares a sample rate of 0", opts);
 
@@ -207,15 +241,43 @@ function wideLayout(file: FileBytes, head: Uint8Array, opts: DecodeOptions, path
   const frames = Math.floor(present / frameBytes);
   if (present % frameBytes !== 0) warnings.push(`ignored ${present % frameBytes} trailing byte(s) of a partial frame`);
   if (frames === 0) failDecode(DECODE_MESSAGES.noSamples, "the data chunk holds no samples (zero-length audio)", opts);
-  return { sampleRate, channels: numChannels, encoding, dataStart: dataAt, frames, format: `wav/${encoding}`, warnings };
+  return { sampleRate, channels: numChannels, encoding, dataStart: dataAt, frames, format: `wav/${encoding}`, warnings, plainHeader };
 }
 
 const BYTES_PER_SAMPLE: Record<SampleEncoding, number> = { pcm8: 1, pcm16: 2, pcm24: 3, pcm32: 4, float32: 4, float64: 8 };
 
+/** Bytes of one frame (all channels) of a located WAV. */
+export function wavFrameBytes(layout: Pick<WavLayout, "encoding" | "channels">): number {
+  return BYTES_PER_SAMPLE[layout.encoding] * layout.channels;
+}
+
+/** Read the bytes of frames [at, at + into.length / frame bytes) into `into`; returns the whole frames read (fewer only when the file became shorter). */
+export function readWavFrames(file: FileBytes, layout: WavLayout, at: number, into: Uint8Array): number {
+  const frameBytes = wavFrameBytes(layout);
+  return Math.floor(file.readAt(into, layout.dataStart + at * frameBytes) / frameBytes);
+}
+
+/**
+ * int16 (and, for float WAVs, the exact floats) of the frames whose bytes are `bytes`, the first
+ * being frame `at`: the decoder's conversion; a non-finite float is decodeAudio's error, placed in
+ * the whole recording.
+ */
+export function convertWavFrames(bytes: Uint8Array, layout: WavLayout, at: number, opts: DecodeOptions): { samples: Int16Array; floatChannels?: Float32Array[] } {
+  const { encoding, channels, sampleRate } = layout;
+  try {
+    return bytesToInt16(bytes, encoding, bytes.length / BYTES_PER_SAMPLE[encoding], channels);
+  } catch (e) {
+    if (!(e instanceof NonFiniteSampleError)) throw e;
+    const index = at * channels + e.index;
+    const where = new NonFiniteSampleError(index, e.value);
+    failDecode(DECODE_MESSAGES.notDecodable, `float WAV holds a non-finite value: ${where.message} at ${(Math.floor(index / channels) / sampleRate).toFixed(4)} s`, opts);
+  }
+}
+
 /** The chunks of a located WAV, read again from the file on every pass. */
 function wavSource(file: FileBytes, layout: WavLayout, opts: DecodeOptions, onDispose: () => void): FilePcmSource {
-  const { sampleRate, channels, encoding, dataStart, frames } = layout;
-  const frameBytes = BYTES_PER_SAMPLE[encoding] * channels;
+  const { sampleRate, channels, encoding, frames } = layout;
+  const frameBytes = wavFrameBytes(layout);
   let disposed = false;
   return {
     sampleRate,
@@ -231,21 +293,13 @@ function wavSource(file: FileBytes, layout: WavLayout, opts: DecodeOptions, onDi
       for (let at = 0; at < frames; ) {
         const n = Math.min(per, frames - at);
         const bytes = buffer.subarray(0, n * frameBytes);
-        if (file.readAt(bytes, dataStart + at * frameBytes) < bytes.length) {
+        if (readWavFrames(file, layout, at, bytes) < n) {
           throw new VoxError("IO_ERROR", "the file became shorter while it was read", { file: opts.name });
         }
         if (encoding === "pcm16") {
           yield { frames: n, samples: new Int16Array(buffer.buffer, 0, n * channels) };
         } else {
-          let converted;
-          try {
-            converted = bytesToInt16(bytes, encoding, n * channels, channels);
-          } catch (e) {
-            if (!(e instanceof NonFiniteSampleError)) throw e;
-            const index = at * channels + e.index;
-            const where = new NonFiniteSampleError(index, e.value);
-            failDecode(DECODE_MESSAGES.notDecodable, `float WAV holds a non-finite value: ${where.message} at ${(Math.floor(index / channels) / sampleRate).toFixed(4)} s`, opts);
-          }
+          const converted = convertWavFrames(bytes, layout, at, opts);
           yield { frames: n, samples: converted.samples, floatChannels: converted.floatChannels };
         }
         at += n;
@@ -263,42 +317,53 @@ function wavSource(file: FileBytes, layout: WavLayout, opts: DecodeOptions, onDi
   };
 }
 
+/** How a temporary decode is kept: its folder's name prefix, and whether the folder goes as soon as the WAV is open. */
+export interface SpillOptions {
+  /** @defaultValue "voxmetrics-" */
+  prefix?: string;
+  /** Remove the folder once the decoded WAV is open (its descriptor keeps the samples readable); else remove() does. */
+  removeOnOpen?: boolean;
+}
+
 /**
  * A container only ffmpeg decodes: decodeWithFfmpeg's checks and messages (the declared length and
- * the expansion rule, ffmpeg missing or failing), with ffmpeg's output written to a temporary WAV.
+ * the expansion rule, ffmpeg missing or failing), with ffmpeg's output written to a temporary WAV,
+ * opened and located (the decoded-size checks made). The caller closes `file` and calls `remove`.
  */
-function ffmpegSource(path: string, head: Uint8Array, fileLength: number, opts: DecodeOptions, what: string): FilePcmSource {
+export function spillThroughFfmpeg(path: string, head: Uint8Array, fileLength: number, opts: DecodeOptions, what: string, spill: SpillOptions = {}): { file: FileBytes; layout: WavLayout; remove: () => void } {
   const ffmpeg = findFfmpeg();
   if (!ffmpeg) {
     failDecode(DECODE_MESSAGES.notDecodable, `${what}; decoding it needs ffmpeg, which was not found (set $FFMPEG_PATH or install ffmpeg)`, opts, "FFMPEG_MISSING");
   }
   const limits = resolveAudioLimits(opts.limits);
-  const declared = readDeclaredWav(head);
+  const declared = readDeclaredWav(head.subarray(0, DECLARED_HEADER_BYTES));
   const declaredSeconds = declared && declared.byteRate > 0 && declared.dataBytes !== null ? Math.min(declared.dataBytes, fileLength) / declared.byteRate : null;
   const declaredTooLong = declaredSeconds === null ? null : durationProblem(declaredSeconds, limits);
   if (declaredTooLong) failDecode(DECODE_MESSAGES.notDecodable, `${what}; the WAV header declares ${declaredTooLong}`, opts, "LIMIT_EXCEEDED");
   const budget = decodeBudgetSeconds(declaredSeconds, limits);
-  const run = ffmpegToWavFile(ffmpeg, path, { maxSeconds: budget, timeoutMs: limits.decodeTimeoutSeconds * 1000 });
+  const run = ffmpegToWavFile(ffmpeg, path, { maxSeconds: budget, timeoutMs: limits.decodeTimeoutSeconds * 1000 }, spill.prefix);
   if (!run.ok) failDecode(DECODE_MESSAGES.notDecodable, `${what}; ${run.message}`, opts, run.code);
-  const removeOutput = () => rmSync(run.dir, { recursive: true, force: true });
+  const remove = () => rmSync(run.dir, { recursive: true, force: true });
   let out: FileBytes | undefined;
   try {
     out = FileBytes.open(run.wav);
-    const layout = wideLayout(out, out.bytes(0, DECLARED_HEADER_BYTES), opts, run.wav);
-    if ("chunks" in layout) throw new Error("ffmpeg's output is not a PCM WAV"); // never: ffmpeg writes pcm_s16le
+    // The open descriptor keeps the decoded samples readable: the folder may go now, so nothing is left behind however the process ends.
+    if (spill.removeOnOpen) remove();
+    const layout = wideLayout(out, out.bytes(0, DECLARED_HEADER_BYTES), opts);
+    if ("ffmpeg" in layout) throw new Error("ffmpeg's output is not a PCM WAV"); // never: ffmpeg writes pcm_s16le
     if (layout.frames / layout.sampleRate > budget) {
       const why = declaredSeconds === null || budget >= limits.maxAudioSeconds ? `it decodes to more than the limit of ${limits.maxAudioSeconds} s (--max-audio-seconds)` : `it decodes to more than ${formatSeconds(budget)}, but its header declares ${formatSeconds(declaredSeconds)} (a decompression bomb?)`;
       failDecode(DECODE_MESSAGES.notDecodable, `${what}; ${why}`, opts, "LIMIT_EXCEEDED");
     }
     const { container } = sniffAudio(head);
-    const source = { ...layout, format: `ffmpeg/${container === "other" ? "audio" : container}` };
-    checkDecoded(source, limits, opts);
-    const opened = wavSource(out, source, opts, removeOutput);
+    const located = { ...layout, format: `ffmpeg/${container === "other" ? "audio" : container}` };
+    checkDecoded(located, limits, opts);
+    const file = out;
     out = undefined;
-    return opened;
+    return { file, layout: located, remove };
   } catch (e) {
     out?.close();
-    removeOutput();
+    remove();
     throw e;
   }
 }

@@ -11,11 +11,13 @@ export function writeWavPcm16(samples: Int16Array, sampleRate: number, channels 
 /**
  * A 16-bit PCM WAV file of `count` interleaved samples with its header written and its data region
  * (zeros) as an Int16Array view for the caller to fill: the PCM is written once, into the file.
- * Inside `withCallBuffer` the file lives in the call buffer, valid until the scope ends.
+ * Inside `withCallBuffer` the file lives in the call buffer, valid until the scope ends; with `into`
+ * (exactly 44 + 2 × count bytes, 2-byte aligned) it is written there.
  */
-export function allocateWavPcm16(count: number, sampleRate: number, channels = 1): { bytes: Uint8Array; samples: Int16Array } {
+export function allocateWavPcm16(count: number, sampleRate: number, channels = 1, into?: Uint8Array): { bytes: Uint8Array; samples: Int16Array } {
   const dataBytes = count * 2;
-  const reused = takeCallBytes(44 + dataBytes);
+  if (into && into.length !== 44 + dataBytes) throw new RangeError(`a WAV of ${count} samples takes ${44 + dataBytes} bytes, the buffer given holds ${into.length}`);
+  const reused = into ?? takeCallBytes(44 + dataBytes);
   const out = reused ? reused.fill(0) : new Uint8Array(44 + dataBytes);
   const v = new DataView(out.buffer, out.byteOffset, out.byteLength);
   const ascii = (o: number, s: string) => {

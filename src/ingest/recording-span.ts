@@ -4,6 +4,12 @@ import { openRecordingReader, type RecordingReader, type RecordingReaderOptions 
 import { Audio, audioInit } from "../model/audio.js";
 import { encodeBase64 } from "../model/base64.js";
 
+/** The (never read) inline bytes every span hands its Audio: one empty array for all, not one per turn of a call of thousands. */
+const NO_BYTES = new Uint8Array(0);
+
+/** Clip buffers grow in steps of this many bytes. */
+const CLIP_GRAIN = 64 << 10;
+
 /** Closes what a handle left open if its call is dropped without dispose(). */
 const abandoned = new FinalizationRegistry<RecordingReader>((reader) => reader.dispose());
 
@@ -14,6 +20,8 @@ const abandoned = new FinalizationRegistry<RecordingReader>((reader) => reader.d
  */
 export class RecordingHandle {
   private current: RecordingReader | null;
+  /** The bytes of the last clip cut, reused by the next (see clipBytes). */
+  private clip: ArrayBuffer | null = null;
 
   constructor(
     private readonly path: string,
@@ -33,8 +41,19 @@ export class RecordingHandle {
     return this.current;
   }
 
+  /**
+   * `n` bytes for a clip of this recording, valid until the next clip is cut: every clip of a call
+   * is cut in one buffer (as large as the largest clip so far) instead of in fresh memory, or in the
+   * thread's call buffer, whose pages a call of thousands of turns would fill whole.
+   */
+  clipBytes(n: number): Uint8Array {
+    if (!this.clip || this.clip.byteLength < n) this.clip = new ArrayBuffer(Math.ceil(n / CLIP_GRAIN) * CLIP_GRAIN);
+    return new Uint8Array(this.clip, 0, n);
+  }
+
   /** Close the file and delete any temporary decode. */
   dispose(): void {
+    this.clip = null;
     if (!this.current) return;
     abandoned.unregister(this);
     this.current.dispose();
@@ -44,7 +63,9 @@ export class RecordingHandle {
 
 /**
  * A turn's clip as deepeval's in-memory Audio (a 16-bit mono WAV of frames [from, to) of one
- * channel), whose bytes are cut from the recording each time they are asked for.
+ * channel), whose bytes are cut from the recording each time they are asked for. They stay valid
+ * until the next clip of the same recording is cut (one buffer per recording): read or copy them
+ * before asking for another turn's bytes.
  */
 export class RecordingSpanAudio extends Audio {
   constructor(
@@ -55,12 +76,12 @@ export class RecordingSpanAudio extends Audio {
     rate: number,
     extra: { start_time: number; duration: number },
   ) {
-    super(audioInit({ mimeType: "audio/wav", sampleRate: rate, duration: extra.duration, start_time: extra.start_time }), undefined, new Uint8Array(0));
+    super(audioInit({ mimeType: "audio/wav", sampleRate: rate, duration: extra.duration, start_time: extra.start_time }), undefined, NO_BYTES);
   }
 
   override getBytes(): Uint8Array {
     const n = Math.max(0, this.to - this.from);
-    const { bytes, samples } = allocateWavPcm16(n, this.sampleRate!, 1);
+    const { bytes, samples } = allocateWavPcm16(n, this.sampleRate!, 1, this.recording.clipBytes(44 + 2 * n));
     if (n > 0) this.recording.reader().readInt16(this.channel, this.from, this.to, samples);
     return bytes;
   }

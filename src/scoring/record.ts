@@ -106,6 +106,109 @@ export function toOutcome(record: ResultRecord): CallOutcome {
 }
 
 /**
+ * The record's line in UTF-8 with its line break: byte for byte `JSON.stringify(record) + "\n"`,
+ * serialised in pieces (each turn, metric and breakdown entry on its own) into a buffer of the exact
+ * size, so a call of hours (a record of megabytes) never has its whole text as a string, nor the
+ * string builder's copies of it. releaseRecordLine gives the buffer back once it is written.
+ */
+export function encodeRecordLine(record: ResultRecord): Uint8Array {
+  let size = 1;
+  jsonPieces(record, (piece) => {
+    size += Buffer.byteLength(piece, "utf8");
+  });
+  const out = Buffer.from(new ResizableArrayBuffer(size, { maxByteLength: size }), 0, size);
+  let at = 0;
+  jsonPieces(record, (piece) => {
+    at += out.write(piece, at, "utf8");
+  });
+  out[at++] = 0x0a;
+  if (at !== size) throw new Error(`a record took ${at} bytes, ${size} were counted`); // never: both passes emit the same pieces
+  return out;
+}
+
+/** ArrayBuffer's constructor with its resizable form (ES2024; the library's TypeScript target predates it). */
+const ResizableArrayBuffer = ArrayBuffer as unknown as new (length: number, options: { maxByteLength: number }) => ArrayBuffer;
+
+/**
+ * Give back the memory of a line from encodeRecordLine now (it is left empty). Its buffer is a
+ * resizable ArrayBuffer, whose pages the engine maps itself and unmaps on shrinking: a long call's
+ * megabytes of record go back to the system at once, rather than to malloc's free lists after the
+ * next collection.
+ */
+export function releaseRecordLine(line: Uint8Array): void {
+  const buffer = line.buffer as ArrayBuffer & { resizable?: boolean; resize?: (n: number) => void };
+  if (buffer.resizable) buffer.resize!(0);
+}
+
+/** Levels of arrays and plain objects serialised piece by piece; below them, values are stringified whole. */
+const PIECE_DEPTH = 5;
+
+/**
+ * `JSON.stringify(value)` handed out in consecutive pieces: arrays and plain objects down to `depth`
+ * levels are written member by member (with JSON.stringify's rules: members that are undefined,
+ * functions or symbols are left out of objects and are `null` in arrays), anything else (a
+ * primitive, an object with toJSON, a class instance) by JSON.stringify itself.
+ */
+function jsonPieces(value: unknown, emit: (piece: string) => void, depth = PIECE_DEPTH): void {
+  const container = depth > 0 && value !== null && typeof value === "object" && typeof (value as { toJSON?: unknown }).toJSON !== "function";
+  if (container && Array.isArray(value)) {
+    emit("[");
+    for (let i = 0; i < value.length; i++) {
+      if (i > 0) emit(",");
+      const v: unknown = value[i];
+      if (v === undefined || typeof v === "function" || typeof v === "symbol") emit("null");
+      else jsonPieces(v, emit, depth - 1);
+    }
+    emit("]");
+    return;
+  }
+  const proto = container ? Object.getPrototypeOf(value) : undefined;
+  if (container && (proto === Object.prototype || proto === null)) {
+    emit("{");
+    let first = true;
+    for (const key of Object.keys(value as object)) {
+      const v: unknown = (value as Record<string, unknown>)[key];
+      if (v === undefined || typeof v === "function" || typeof v === "symbol") continue;
+      emit(`${first ? "" : ","}${JSON.stringify(key)}:`);
+      first = false;
+      jsonPieces(v, emit, depth - 1);
+    }
+    emit("}");
+    return;
+  }
+  emit(JSON.stringify(value));
+}
+
+/**
+ * Append lines already encoded (each with its line break, as encodeRecordLine gives them) to the
+ * results file `path` in a single write: a single line is written from its own buffer, several are
+ * first copied into this thread's reused buffer.
+ */
+export function appendEncodedLines(path: string, lines: Uint8Array[]): void {
+  if (lines.length === 0) return;
+  if (lines.length === 1) return writeAppend(path, lines[0], lines[0].length);
+  let size = 0;
+  for (const line of lines) size += line.length;
+  if (encoded.length < size) encoded = Buffer.allocUnsafeSlow(size);
+  let length = 0;
+  for (const line of lines) {
+    encoded.set(line, length);
+    length += line.length;
+  }
+  writeAppend(path, encoded, length);
+}
+
+/** One write of `bytes[0, length)` at the end of `path` (the loop only finishes a short write). */
+function writeAppend(path: string, bytes: Uint8Array, length: number): void {
+  const fd = openSync(path, "a");
+  try {
+    for (let done = 0; done < length; ) done += writeSync(fd, bytes, done, length - done);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
  * Append whole lines (each without its line break) to the results file `path` in a single write.
  * Writes to a regular file opened with O_APPEND land whole at the end even when several workers
  * append at once; the loop only finishes a short write (a full disk, say), which then surfaces as
@@ -114,22 +217,18 @@ export function toOutcome(record: ResultRecord): CallOutcome {
 export function appendRecordLines(path: string, lines: string[]): void {
   if (lines.length === 0) return;
   // Encoded line by line into a buffer this thread reuses: no joined copy of the text, and no fresh
-  // memory to fault in for every batch.
-  let bound = 0;
-  for (const line of lines) bound += line.length * 3 + 1;
-  if (encoded.length < bound) encoded = Buffer.allocUnsafeSlow(Math.max(bound, 2 * encoded.length));
+  // memory to fault in for every batch. The buffer has the exact size of the largest batch so far
+  // (not a bound of 3 bytes per character, nor a doubling: a call of hours has a record of megabytes).
+  let size = 0;
+  for (const line of lines) size += Buffer.byteLength(line, "utf8") + 1;
+  if (encoded.length < size) encoded = Buffer.allocUnsafeSlow(size);
   let length = 0;
   for (const line of lines) {
     length += encoded.write(line, length, "utf8");
     encoded[length++] = 0x0a;
   }
-  const fd = openSync(path, "a");
-  try {
-    for (let done = 0; done < length; ) done += writeSync(fd, encoded, done, length - done);
-  } finally {
-    closeSync(fd);
-  }
+  writeAppend(path, encoded, length);
 }
 
-/** The encoding buffer of appendRecordLines (3 bytes per UTF-16 unit bound every line). */
+/** The encoding buffer of appendRecordLines and appendEncodedLines (as large as the largest batch so far). */
 let encoded = Buffer.alloc(0);

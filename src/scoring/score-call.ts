@@ -4,7 +4,7 @@ import { loadCall } from "../ingest/index.js";
 import type { CallRef, IngestOptions } from "../ingest/types.js";
 import { toVoxError, VoxError } from "../model/errors.js";
 import type { ScoreOptions } from "./options.js";
-import { appendRecordLines, outputWriteError, toOutcome, type CallOutcome, type ResultRecord } from "./record.js";
+import { appendEncodedLines, digestRecord, encodeRecordLine, outputWriteError, releaseRecordLine, toOutcome, type CallOutcome, type ResultRecord } from "./record.js";
 import { scoreLoadedCall } from "./score-test-case.js";
 import { transcriptAccuracy } from "./transcript-accuracy.js";
 
@@ -88,17 +88,43 @@ function scoreCallNow({ ref, ingest, score }: ScoreTask): ResultRecord {
 
 /** Score a batch's calls in turn; with `appendTo`, append their records to it in one write and hand back digests only. */
 export function scoreBatch(task: BatchTask): CallOutcome[] {
-  const outcomes = task.refs.map((ref) => toOutcome(scoreCall({ ref, ingest: task.ingest, score: task.score })));
-  if (task.appendTo !== undefined) {
+  const appendTo = task.appendTo;
+  if (appendTo === undefined) return task.refs.map((ref) => toOutcome(scoreCall({ ref, ingest: task.ingest, score: task.score })));
+  // Each record is encoded straight into its line's bytes (no string of a long call's whole record).
+  let writeError: string | undefined;
+  const append = (lines: Uint8Array[]): boolean => {
     try {
-      appendRecordLines(task.appendTo, outcomes.map((o) => o.line!));
+      appendEncodedLines(appendTo, lines);
+      return true;
     } catch (e) {
       // Not a crash of this call: the caller ends the run with one clear line.
-      const message = outputWriteError(task.appendTo, e, true).message;
-      for (const o of outcomes) o.writeError = message;
-      return outcomes;
+      writeError = outputWriteError(appendTo, e, true).message;
+      return false;
     }
-    for (const o of outcomes) o.line = null;
+  };
+  /** The record's text, kept in the outcome when its line could not be written. */
+  const text = (line: Uint8Array) => Buffer.from(line.buffer, line.byteOffset, line.length - 1).toString("utf8");
+  const single = task.refs.length === 1;
+  const lines: Uint8Array[] = [];
+  const outcomes: CallOutcome[] = [];
+  /** Encode the record; a batch of one call (the pool's) writes it at once, so a long call's line is let go before its digest is made. */
+  const encode = (record: ResultRecord): string | null => {
+    const line = encodeRecordLine(record);
+    if (!single) {
+      lines.push(line);
+      return null;
+    }
+    const unwritten = append([line]) ? null : text(line);
+    releaseRecordLine(line);
+    return unwritten;
+  };
+  for (const ref of task.refs) {
+    const record = scoreCall({ ref, ingest: task.ingest, score: task.score });
+    const unwritten = encode(record);
+    outcomes.push({ line: unwritten, digest: digestRecord(record) });
   }
+  if (!single && !append(lines)) lines.forEach((line, i) => (outcomes[i].line = text(line)));
+  lines.forEach(releaseRecordLine);
+  if (writeError !== undefined) for (const o of outcomes) o.writeError = writeError;
   return outcomes;
 }

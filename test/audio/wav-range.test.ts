@@ -198,3 +198,73 @@ describe.skipIf(!findFfmpeg())("openRecordingReader through ffmpeg", () => {
     expectSameError(file(noiseBytes(3000, 77), "mp3"));
   });
 });
+
+describe("openRecordingReader under --compat deepeval: read in place, equal to decodeAudio's compat decode", () => {
+  /** Check the compat reader against decodeAudio(bytes, { compat: "deepeval" }): samples of every chunking and range, or the same error. */
+  function expectSameAsCompatDecode(path: string, seed: number): void {
+    const bytes = new Uint8Array(readFileSync(path));
+    let whole: DecodedAudio | undefined;
+    let want: unknown;
+    try {
+      whole = decodeAudio(bytes, { name: "x", compat: "deepeval" });
+    } catch (e) {
+      want = e;
+    }
+    let reader: RecordingReader | undefined;
+    let got: unknown;
+    try {
+      reader = openRecordingReader(path, { name: "x", compat: "deepeval", chunkFrames: 1 + (seed % 89) });
+    } catch (e) {
+      got = e;
+    }
+    if (!whole) {
+      expect(want).toBeInstanceOf(DecodeError);
+      expect(got).toBeInstanceOf(DecodeError);
+      expect([(got as DecodeError).code, (got as DecodeError).message, (got as DecodeError).metricMessage]).toEqual([(want as DecodeError).code, (want as DecodeError).message, (want as DecodeError).metricMessage]);
+      return;
+    }
+    expect(got).toBeUndefined();
+    const r = reader!;
+    try {
+      expect(r.streamed).toBe(true);
+      expect([r.sampleRate, r.channels, r.frames, r.format, r.warnings]).toEqual([whole.sampleRate, whole.channels, whole.frames, whole.format, whole.warnings]);
+      // A partial last frame's samples stay in decodeAudio's array (Python's bytes) but are no frame of the recording: whole frames are compared.
+      const frames = whole.samples.subarray(0, whole.frames * whole.channels);
+      for (const max of [1, 5, 1000, undefined]) expect(gathered(r, max).samples).toEqual(frames);
+      expect(gathered(r, undefined, randomChunkSizes(seed, 40)).samples).toEqual(frames);
+      const pick = randomChunkSizes(seed + 1, whole.frames + 1);
+      for (let t = 0; t < 20; t++) {
+        const [a, b] = [pick(0) - 1, pick(0) - 1];
+        const [from, to] = a <= b ? [a, b] : [b, a];
+        const ch = t % whole.channels;
+        const into = new Int16Array(to - from);
+        r.readInt16(ch, from, to, into);
+        expect(into).toEqual(Int16Array.from({ length: to - from }, (_, k) => whole!.samples[(from + k) * whole!.channels + ch]));
+      }
+    } finally {
+      r.dispose();
+    }
+  }
+
+  const stereo = (frames: number, seed: number) => noiseBytes(4 * frames, seed);
+  it("canonical, extra chunks, a RIFF size shorter than the file, a partial last frame, an unknown chunk", () => {
+    expectSameAsCompatDecode(file(buildWav({ channels: 2, sampleRate: 16000, bits: 16, data: stereo(3001, 1) })), 1);
+    expectSameAsCompatDecode(file(buildWav({ channels: 2, bits: 16, between: [["LIST", noiseBytes(13, 2)], ["abcd", noiseBytes(10, 3)]], data: stereo(900, 4) })), 2);
+    for (const cut of [400, 401, 1, 2]) {
+      const bytes = buildWav({ channels: 2, bits: 16, between: [["LIST", new Uint8Array(9)]], data: stereo(1200, 5) });
+      new DataView(bytes.buffer).setUint32(4, bytes.length - 8 - cut, true);
+      expectSameAsCompatDecode(file(bytes), cut);
+    }
+    expectSameAsCompatDecode(file(buildWav({ channels: 2, bits: 16, data: stereo(700, 6).subarray(0, 4 * 700 - 2) })), 3);
+    expectSameAsCompatDecode(file(buildWav({ channels: 3, bits: 16, data: noiseBytes(6 * 500 + 3, 7) })), 4);
+  });
+
+  it("what deepeval does not read gives decodeAudio's compat error: 24-bit, float, extensible, no samples, not a WAV, empty", () => {
+    expectSameAsCompatDecode(file(buildWav({ channels: 2, bits: 24, data: noiseBytes(6 * 300, 8) })), 5);
+    expectSameAsCompatDecode(file(buildWav({ format: 3, channels: 2, bits: 32, data: floatBytes(2 * 300, false, 9) })), 6);
+    expectSameAsCompatDecode(file(buildWav({ extensibleSubformat: 1, channels: 2, bits: 16, data: stereo(300, 10) })), 7);
+    expectSameAsCompatDecode(file(buildWav({ channels: 2, bits: 16, data: new Uint8Array(0) })), 8);
+    expectSameAsCompatDecode(file(noiseBytes(3000, 11), "mp3"), 9);
+    expectSameAsCompatDecode(file(new Uint8Array(0)), 10);
+  });
+});

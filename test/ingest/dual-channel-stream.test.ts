@@ -147,6 +147,24 @@ describe("dual-channel recordings streamed from disk ≡ decoded whole", () => {
     expect(() => loadDualChannel(path)).toThrow(want.replace(path, "call-nan.wav").slice(want.indexOf(":") + 2));
   });
 
+  it("--compat deepeval: the recording is read from disk too, with the same turns, clips and scores as decoded whole", () => {
+    const rate = 16000;
+    const path = join(tmp, "call-compat.wav");
+    writeFileSync(path, encoded(conversation(rate, 30, 51), rate, "pcm16"));
+    const whole = loadDualChannelWhole(path);
+    const compat = resolveScoreOptions({ compat: "deepeval" });
+    for (const chunkFrames of [undefined, 7]) {
+      const streamed = loadDualChannel(path, { compat: "deepeval" }, { chunkFrames });
+      try {
+        expect(streamed.testCase.turns.length).toBeGreaterThan(3);
+        expect(described(streamed)).toEqual(described(whole));
+        expect(scoreLoadedCall(streamed, compat)).toEqual(scoreLoadedCall(whole, compat));
+      } finally {
+        streamed.dispose?.();
+      }
+    }
+  });
+
   it("a clip read after the call was disposed is read again from the file", () => {
     const rate = 8000;
     const path = join(tmp, "call-dispose.wav");

@@ -148,11 +148,11 @@ const EDGE_RMS = 1000;
  * before e is at or below the abrupt-end level: the end of the voice's natural decay. `speechEnd`
  * itself when no such point comes before `limit` (the turn really is cut off).
  */
-function decayEnd(recording: RecordingReader, channel: number, from: number, speechEnd: number, limit: number, rate: number): number {
+function decayEnd(recording: RecordingReader, channel: number, from: number, speechEnd: number, limit: number, rate: number, scratch: Int16Array): number {
   if (limit <= speechEnd) return speechEnd;
   const window = Math.max(1, Math.trunc(rate * EDGE_WINDOW_S));
   const lo = Math.max(from, speechEnd - window);
-  const pcm = new Int16Array(limit - lo);
+  const pcm = scratch.length >= limit - lo ? scratch.subarray(0, limit - lo) : new Int16Array(limit - lo);
   recording.readInt16(channel, lo, limit, pcm);
   const step = Math.max(1, Math.round(rate / 1000));
   for (let e = speechEnd; e <= limit; e += step) {
@@ -177,15 +177,18 @@ export function loadDualChannel(path: string, options: IngestOptions = {}, readi
   const readerOptions = { compat: options.compat, name: file, limits: options.limits, chunkFrames: reading.chunkFrames };
   const recording = openRecordingReader(path, readerOptions);
   const handle = new RecordingHandle(path, readerOptions, recording);
+  let call: Omit<LoadedCall, "dispose">;
   try {
-    return cutTurns(path, file, recording, handle, options);
+    call = cutTurns(path, file, recording, handle, options);
   } catch (e) {
     handle.dispose();
     throw e;
   }
+  // Made here, not where the turns are cut: a closure keeps its whole scope alive (the party turns of a call of hours, too).
+  return { ...call, dispose: () => handle.dispose() };
 }
 
-function cutTurns(path: string, file: string, recording: RecordingReader, handle: RecordingHandle, options: IngestOptions): LoadedCall {
+function cutTurns(path: string, file: string, recording: RecordingReader, handle: RecordingHandle, options: IngestOptions): Omit<LoadedCall, "dispose"> {
   const sidecar = readSidecar(path);
   const warnings = [...recording.warnings];
   if (recording.channels < 2) {
@@ -214,6 +217,8 @@ function cutTurns(path: string, file: string, recording: RecordingReader, handle
   const parties = buildPartyTurns(callerSegments, agentSegments);
   if (parties.length === 0) throw new VoxError("INVALID_AUDIO", "no speech found on either channel", { file });
 
+  // One scratch array for every turn's decay search (the edge window before the speech end, and at most TRAILING_DECAY_MAX_S after it).
+  const decayScratch = new Int16Array(Math.max(1, Math.trunc(rate * EDGE_WINDOW_S)) + Math.round(TRAILING_DECAY_MAX_S * rate) + 1);
   const turns: Turn[] = parties.map((p, index) => {
     const channel = p.role === "user" ? callerChannel : agentChannel;
     const from = Math.max(0, Math.round(p.start * rate));
@@ -222,7 +227,7 @@ function cutTurns(path: string, file: string, recording: RecordingReader, handle
     // so a turn cut cleanly from a recording does not look like one that ends abruptly.
     const nextStart = index + 1 < parties.length ? Math.round(parties[index + 1].start * rate) : frames;
     const limit = Math.min(frames, nextStart, speechEnd + Math.round(TRAILING_DECAY_MAX_S * rate));
-    const to = decayEnd(recording, channel, from, speechEnd, limit, rate);
+    const to = decayEnd(recording, channel, from, speechEnd, limit, rate, decayScratch);
     // The clip is a span of the recording: its WAV bytes (a self-contained deepeval Audio) are cut when analysis reads them.
     return {
       role: p.role,
@@ -245,5 +250,5 @@ function cutTurns(path: string, file: string, recording: RecordingReader, handle
       ...(sidecar?.end_reason ? { end_reason: sidecar.end_reason } : {}),
     },
   });
-  return { testCase, warnings, dispose: () => handle.dispose() };
+  return { testCase, warnings };
 }
