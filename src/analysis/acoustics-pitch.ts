@@ -2,7 +2,6 @@
 import type { ChannelKernels } from "../dsp/channel-kernels.js";
 import { insideSegments, type Segment } from "./acoustics-activity.js";
 import type { AcousticsOptions } from "./acoustics-options.js";
-import { percentile } from "./percentile.js";
 
 const MIN_VOICED_FRAMES = 3;
 
@@ -45,8 +44,12 @@ export interface PitchPlan {
   tauMin: number;
   tauMax: number;
   threshold: number;
-  /** Frame starts (decimated samples) of the hop-grid frames centred inside speech. */
-  starts: Int32Array;
+  /** Frames of the track: the hop-grid frames centred inside speech. */
+  frames: number;
+  /** Their starts (decimated samples), ascending, made as they are read (not held: 4 bytes per 10 ms of speech on long recordings). */
+  starts(): Generator<number, void, undefined>;
+  /** Whether a frame's YIN result counts as voiced (the track keeps only the periods of those). */
+  voiced(period: number, aperiodicity: number): boolean;
 }
 
 /** The F0 track's frames for a channel of `length` samples at `sampleRate` Hz and its speech segments. */
@@ -57,68 +60,90 @@ export function planPitch(length: number, sampleRate: number, speech: Segment[],
   const tauMin = Math.max(2, Math.floor(rate / o.pitchMaxHz));
   const tauMax = Math.ceil(rate / o.pitchMinHz);
   const span = window + tauMax;
-  // Starts go straight into a typed array (4 bytes per 10 ms of speech on long recordings).
-  let starts = new Int32Array(1024);
-  let count = 0;
   const durationS = length / sampleRate;
-  for (let t = 0; t + span / rate <= durationS; t += o.pitchHopS) {
-    if (insideSegments(speech, t + span / (2 * rate))) {
-      if (count === starts.length) {
-        const grown = new Int32Array(2 * count);
-        grown.set(starts);
-        starts = grown;
-      }
-      starts[count++] = Math.round(t * rate);
+  const hopS = o.pitchHopS;
+  function* starts(): Generator<number, void, undefined> {
+    for (let t = 0; t + span / rate <= durationS; t += hopS) {
+      if (insideSegments(speech, t + span / (2 * rate))) yield Math.round(t * rate);
     }
   }
-  return { cutoffHz: pitchCutoffHz(o.pitchMaxHz, sampleRate), factor, rate, window, tauMin, tauMax, threshold: o.pitchThreshold, starts: starts.slice(0, count) };
+  let frames = 0;
+  for (const _ of starts()) frames++;
+  const maxAperiodicity = o.pitchVoicedMaxAperiodicity;
+  return {
+    cutoffHz: pitchCutoffHz(o.pitchMaxHz, sampleRate), factor, rate, window, tauMin, tauMax, threshold: o.pitchThreshold, frames, starts,
+    voiced: (period, aperiodicity) => period > 0 && aperiodicity <= maxAperiodicity,
+  };
 }
 
-/** The `pitch` block from YIN's period and aperiodicity on the plan's frames. */
+/** The plan's frame starts in one array (the whole-clip kernel takes them so). */
+export function pitchStartsArray(plan: PitchPlan): Int32Array {
+  const out = new Int32Array(plan.frames);
+  let i = 0;
+  for (const start of plan.starts()) out[i++] = start;
+  return out;
+}
+
+/** The `pitch` block from YIN's period and aperiodicity on the plan's frames (every frame, in order). */
 export function finishPitch(plan: PitchPlan, period: Float32Array, aperiodicity: Float32Array, o: AcousticsOptions): PitchStats {
-  const voiced = (i: number) => period[i] > 0 && aperiodicity[i] <= o.pitchVoicedMaxAperiodicity;
-  return summarizePitch({
-    *[Symbol.iterator]() {
-      for (let i = 0; i < plan.starts.length; i++) if (voiced(i)) yield plan.rate / period[i];
-    },
-  }, plan.starts.length);
+  void o;
+  let voiced = 0;
+  for (let i = 0; i < plan.frames; i++) if (plan.voiced(period[i], aperiodicity[i])) voiced++;
+  const periods = new Float32Array(voiced);
+  for (let i = 0, k = 0; i < plan.frames; i++) if (plan.voiced(period[i], aperiodicity[i])) periods[k++] = period[i];
+  return finishPitchVoiced(plan, [periods]);
+}
+
+/** The `pitch` block from the YIN periods of the plan's voiced frames, in frame order (in consecutive parts). */
+export function finishPitchVoiced(plan: PitchPlan, voicedPeriods: readonly Float32Array[]): PitchStats {
+  return summarizeVoicedPeriods(voicedPeriods, plan.rate, plan.frames);
 }
 
 /** The `pitch` block of a channel's speech (`speech` non-empty), from the pitch options. */
 export function measurePitch(ch: ChannelKernels, speech: Segment[], o: AcousticsOptions): PitchStats {
   const plan = planPitch(ch.length, ch.sampleRate, speech, o);
-  if (!plan.starts.length) return summarizePitch([], 0);
+  if (!plan.frames) return summarizeVoicedPeriods([], plan.rate, 0);
   ch.decimateForPitch(plan.cutoffHz, plan.factor);
-  const { period, aperiodicity } = ch.yin(plan.starts, plan.window, plan.tauMin, plan.tauMax, plan.threshold);
+  const { period, aperiodicity } = ch.yin(pitchStartsArray(plan), plan.window, plan.tauMin, plan.tauMax, plan.threshold);
   return finishPitch(plan, period, aperiodicity, o);
 }
 
 /**
- * mean, median, SD of 12·log2(f0/median), 12·log2(P95/P5) and voiced / speech frames, from the F0
- * values (Hz) of the voiced frames in frame order, which are iterated three times rather than held
- * (only their sorted copy is kept).
+ * mean, median, SD of 12·log2(f0/median), 12·log2(P95/P5) and voiced / speech frames, from the YIN
+ * periods (f32) of the voiced frames in frame order, F0 = rate / period (Hz). The sums run over the
+ * frames in order; the percentiles read an ascending copy of the periods from its end (F0 falls as
+ * the period rises, so that is F0 ascending: the same values a sorted copy of the F0 values holds,
+ * at 4 bytes a frame instead of 8).
  */
-function summarizePitch(f0Hz: Iterable<number>, speechFrames: number): PitchStats {
+function summarizeVoicedPeriods(parts: readonly Float32Array[], rate: number, speechFrames: number): PitchStats {
   let voiced = 0, sum = 0;
-  for (const f of f0Hz) { sum += f; voiced++; }
+  for (const part of parts) for (let i = 0; i < part.length; i++) { sum += rate / part[i]; voiced++; }
   if (voiced < MIN_VOICED_FRAMES) return { ...NULL_PITCH };
-  const sorted = new Float64Array(voiced);
+  const periods = new Float32Array(voiced);
   let k = 0;
-  for (const f of f0Hz) sorted[k++] = f;
-  sorted.sort();
-  const median = percentile(sorted, 50)!;
+  for (const part of parts) { periods.set(part, k); k += part.length; }
+  periods.sort();
+  // percentile() (linear interpolation between closest ranks) on F0 ascending: rank j is rate / periods[voiced − 1 − j].
+  const f0AtRank = (j: number) => rate / periods[voiced - 1 - j];
+  const f0Percentile = (p: number): number => {
+    const r = ((voiced - 1) * p) / 100;
+    const lo = Math.floor(r), hi = Math.ceil(r);
+    const low = f0AtRank(lo);
+    return low + (r - lo) * (f0AtRank(hi) - low);
+  };
+  const median = f0Percentile(50);
   const mean = sum / voiced;
   let semitoneSum = 0;
-  for (const f of f0Hz) semitoneSum += 12 * Math.log2(f / median);
+  for (const part of parts) for (let i = 0; i < part.length; i++) semitoneSum += 12 * Math.log2(rate / part[i] / median);
   const semitoneMean = semitoneSum / voiced;
   let squares = 0;
-  for (const f of f0Hz) squares += (12 * Math.log2(f / median) - semitoneMean) ** 2;
+  for (const part of parts) for (let i = 0; i < part.length; i++) squares += (12 * Math.log2(rate / part[i] / median) - semitoneMean) ** 2;
   const variance = squares / voiced;
   return {
     mean_hz: mean,
     median_hz: median,
     std_semitones: Math.sqrt(variance),
-    range_semitones: 12 * Math.log2(percentile(sorted, 95)! / percentile(sorted, 5)!),
+    range_semitones: 12 * Math.log2(f0Percentile(95) / f0Percentile(5)),
     voiced_fraction: speechFrames > 0 ? voiced / speechFrames : null,
   };
 }

@@ -6,7 +6,6 @@ import type { ChannelKernels } from "../dsp/channel-kernels.js";
 import { mergeSegments, insideSegments, totalDuration, type Segment } from "./acoustics-activity.js";
 import type { AcousticsOptions } from "./acoustics-options.js";
 import { pitchCutoffHz, pitchDecimation } from "./acoustics-pitch.js";
-import { percentile } from "./percentile.js";
 
 /** Praat's intensity window is 3.2 / pitch floor and its time step 0.8 / pitch floor. */
 const WINDOW_PERIODS = 3.2;
@@ -79,7 +78,11 @@ export interface SyllablePlan {
   voicing: SyllableVoicingPlan | null;
 }
 
-/** Candidates from the intensity contour of a channel of `sampleRate` Hz and its VAD segments `speech`. */
+/**
+ * Candidates from the intensity contour of a channel of `sampleRate` Hz and its VAD segments
+ * `speech`. The contour is spent: its peaks are read first, then the threshold's percentile is
+ * selected in place in it (no sorted copy of the contour).
+ */
 export function planSyllables(intensity: Float32Array, speech: Segment[], o: AcousticsOptions, sampleRate: number): SyllablePlan {
   const sounding = mergeSegments(speech, o.syllableMinPauseS);
   const phonationTimeS = totalDuration(sounding);
@@ -87,12 +90,12 @@ export function planSyllables(intensity: Float32Array, speech: Segment[], o: Aco
   const { windowLength, step } = syllableIntensityShape(o, fs);
   const none: SyllablePlan = { phonationTimeS, candidates: [], voicing: null };
   if (intensity.length < 3 || sounding.length === 0) return none;
-  const sorted = intensity.slice().sort();
-  const threshold = Math.max(percentile(sorted, 99)! - o.syllableThresholdBelowPeakDb, sorted[0]);
   const frameTime = (f: number) => (f * step + windowLength / 2) / fs;
-  const candidates = findDipPeakDip(intensity, o.syllableMinDipDb)
-    .filter((i) => intensity[i] > threshold)
-    .map((i) => frameTime(refinePeak(intensity, i)))
+  const peaks = findDipPeakDip(intensity, o.syllableMinDipDb).map((i) => ({ level: intensity[i], time: frameTime(refinePeak(intensity, i)) }));
+  const threshold = syllableThreshold(intensity, o.syllableThresholdBelowPeakDb);
+  const candidates = peaks
+    .filter((p) => p.level > threshold)
+    .map((p) => p.time)
     .filter((t) => insideSegments(sounding, t));
   if (!candidates.length) return none;
   // Voicing: YIN over a 40 ms frame centred on each peak, floor/ceiling as Praat's To Pitch (ac).
@@ -103,6 +106,50 @@ export function planSyllables(intensity: Float32Array, speech: Segment[], o: Aco
   const tauMax = Math.ceil(rate / o.syllableVoicingFloorHz);
   const starts = Int32Array.from(candidates, (t) => Math.round(t * rate - (window + tauMax) / 2));
   return { phonationTimeS, candidates, voicing: { cutoffHz: pitchCutoffHz(o.syllableVoicingCeilingHz, fs), factor, window, tauMin, tauMax, threshold: o.syllableVoicingThreshold, starts } };
+}
+
+/**
+ * max(P99 − `belowPeakDb`, minimum) of the contour, P99 as percentile() gives it on an ascending
+ * copy: the two order statistics it interpolates between are selected in place in `values` (which
+ * this reorders) with the same arithmetic.
+ */
+function syllableThreshold(values: Float32Array, belowPeakDb: number): number {
+  const n = values.length;
+  let min = Infinity;
+  for (let i = 0; i < n; i++) if (values[i] < min) min = values[i];
+  const r = ((n - 1) * 99) / 100;
+  const lo = Math.floor(r), hi = Math.ceil(r);
+  const low = selectInPlace(values, lo);
+  let high = low;
+  if (hi > lo) {
+    high = Infinity;
+    for (let i = lo + 1; i < n; i++) if (values[i] < high) high = values[i];
+  }
+  return Math.max(low + (r - lo) * (high - low) - belowPeakDb, min);
+}
+
+/** The `k`-th smallest of `buffer` (Hoare quickselect, reorders it: everything after position k is ≥ the result). */
+function selectInPlace(buffer: Float32Array, k: number): number {
+  let lo = 0, hi = buffer.length - 1;
+  while (lo < hi) {
+    const pivot = buffer[(lo + hi) >> 1];
+    let i = lo, j = hi;
+    while (i <= j) {
+      while (buffer[i] < pivot) i++;
+      while (buffer[j] > pivot) j--;
+      if (i <= j) {
+        const t = buffer[i];
+        buffer[i] = buffer[j];
+        buffer[j] = t;
+        i++;
+        j--;
+      }
+    }
+    if (k <= j) hi = j;
+    else if (k >= i) lo = i;
+    else break;
+  }
+  return buffer[k];
 }
 
 /** The nuclei: the candidates whose voicing frame's aperiodicity is at most the threshold. */
