@@ -47,9 +47,26 @@ export interface PitchPlan {
   /** Frames of the track: the hop-grid frames centred inside speech. */
   frames: number;
   /** Their starts (decimated samples), ascending, made as they are read (not held: 4 bytes per 10 ms of speech on long recordings). */
-  starts(): Generator<number, void, undefined>;
+  starts(): PitchStarts;
   /** Whether a frame's YIN result counts as voiced (the track keeps only the periods of those). */
   voiced(period: number, aperiodicity: number): boolean;
+}
+
+/** The F0 track's frame starts one after another: `next()` gives the next start, or undefined after the last (no allocation per frame). */
+export class PitchStarts {
+  private t = 0;
+  constructor(private readonly rate: number, private readonly span: number, private readonly durationS: number, private readonly hopS: number, private readonly speech: Segment[]) {}
+  next(): number | undefined {
+    const { rate, span, durationS, hopS, speech } = this;
+    for (let t = this.t; t + span / rate <= durationS; t += hopS) {
+      if (insideSegments(speech, t + span / (2 * rate))) {
+        this.t = t + hopS;
+        return Math.round(t * rate);
+      }
+    }
+    this.t = Infinity;
+    return undefined;
+  }
 }
 
 /** The F0 track's frames for a channel of `length` samples at `sampleRate` Hz and its speech segments. */
@@ -62,13 +79,9 @@ export function planPitch(length: number, sampleRate: number, speech: Segment[],
   const span = window + tauMax;
   const durationS = length / sampleRate;
   const hopS = o.pitchHopS;
-  function* starts(): Generator<number, void, undefined> {
-    for (let t = 0; t + span / rate <= durationS; t += hopS) {
-      if (insideSegments(speech, t + span / (2 * rate))) yield Math.round(t * rate);
-    }
-  }
+  const starts = () => new PitchStarts(rate, span, durationS, hopS, speech);
   let frames = 0;
-  for (const _ of starts()) frames++;
+  for (const cursor = starts(); cursor.next() !== undefined;) frames++;
   const maxAperiodicity = o.pitchVoicedMaxAperiodicity;
   return {
     cutoffHz: pitchCutoffHz(o.pitchMaxHz, sampleRate), factor, rate, window, tauMin, tauMax, threshold: o.pitchThreshold, frames, starts,
@@ -79,8 +92,8 @@ export function planPitch(length: number, sampleRate: number, speech: Segment[],
 /** The plan's frame starts in one array (the whole-clip kernel takes them so). */
 export function pitchStartsArray(plan: PitchPlan): Int32Array {
   const out = new Int32Array(plan.frames);
-  let i = 0;
-  for (const start of plan.starts()) out[i++] = start;
+  const cursor = plan.starts();
+  for (let i = 0, start = cursor.next(); start !== undefined; start = cursor.next()) out[i++] = start;
   return out;
 }
 
@@ -94,9 +107,13 @@ export function finishPitch(plan: PitchPlan, period: Float32Array, aperiodicity:
   return finishPitchVoiced(plan, [periods]);
 }
 
-/** The `pitch` block from the YIN periods of the plan's voiced frames, in frame order (in consecutive parts). */
-export function finishPitchVoiced(plan: PitchPlan, voicedPeriods: readonly Float32Array[]): PitchStats {
-  return summarizeVoicedPeriods(voicedPeriods, plan.rate, plan.frames);
+/**
+ * The `pitch` block from the YIN periods of the plan's voiced frames, in frame order (in consecutive
+ * parts). `scratch`, when it holds at least as many values and is none of the parts' storage, takes
+ * the sorted copy (a spent array reused).
+ */
+export function finishPitchVoiced(plan: PitchPlan, voicedPeriods: readonly Float32Array[], scratch?: Float32Array): PitchStats {
+  return summarizeVoicedPeriods(voicedPeriods, plan.rate, plan.frames, scratch);
 }
 
 /** The `pitch` block of a channel's speech (`speech` non-empty), from the pitch options. */
@@ -115,11 +132,12 @@ export function measurePitch(ch: ChannelKernels, speech: Segment[], o: Acoustics
  * the period rises, so that is F0 ascending: the same values a sorted copy of the F0 values holds,
  * at 4 bytes a frame instead of 8).
  */
-function summarizeVoicedPeriods(parts: readonly Float32Array[], rate: number, speechFrames: number): PitchStats {
+function summarizeVoicedPeriods(parts: readonly Float32Array[], rate: number, speechFrames: number, scratch?: Float32Array): PitchStats {
   let voiced = 0, sum = 0;
   for (const part of parts) for (let i = 0; i < part.length; i++) { sum += rate / part[i]; voiced++; }
   if (voiced < MIN_VOICED_FRAMES) return { ...NULL_PITCH };
-  const periods = new Float32Array(voiced);
+  const reusable = scratch && scratch.length >= voiced && parts.every((part) => part.buffer !== scratch.buffer);
+  const periods = reusable ? scratch.subarray(0, voiced) : new Float32Array(voiced);
   let k = 0;
   for (const part of parts) { periods.set(part, k); k += part.length; }
   periods.sort();

@@ -124,12 +124,20 @@ export function measureStandardsStream(source: PcmSource, options: Partial<Acous
     else if (read !== frames) throw new RangeError(`the source gave ${read} frames on its ${ordinal(readings)} reading, ${frames} on its first`);
     return read;
   };
+  // The arrays of one signal's levels and contour, once spent, hold the next signal's (the F0 track's voiced periods and their sorted copy in between).
+  const spent: Spent = {};
   const blocks = signals.map((of, i) => {
     const metered = i === 0 ? all : [(of as { channel: number }).channel];
-    const pass1 = firstReading(source, o, of, metered, checkLength);
-    return finishSignal(source, o, of, pass1, checkLength, i === 0 ? what.transcript : undefined);
+    const pass1 = firstReading(source, o, of, metered, checkLength, spent);
+    return finishSignal(source, o, of, pass1, checkLength, i === 0 ? what.transcript : undefined, spent);
   });
   return perChannel ? { acoustics: blocks[0], channels: blocks.slice(1) } : { acoustics: blocks[0] };
+}
+
+/** A finished signal's arrays of levels and intensity contour, free for the next signal (all signals of a recording have the same length). */
+interface Spent {
+  levels?: Float32Array;
+  intensity?: Float32Array;
 }
 
 /** 1st, 2nd, 3rd, … spelled as the error message says them. */
@@ -181,7 +189,7 @@ class MeterFeed {
 }
 
 /** A signal's first reading: the loudness of the `metered` channels, activity levels, signal stats and the intensity contour. */
-function firstReading(source: PcmSource, o: AcousticsOptions, of: SignalOf, metered: number[], checkLength: (read: number) => number): Pass1 {
+function firstReading(source: PcmSource, o: AcousticsOptions, of: SignalOf, metered: number[], checkLength: (read: number) => number, spent: Spent): Pass1 {
   const { sampleRate } = source;
   const shape = syllableIntensityShape(o, sampleRate);
   const clip = clippingCriteria(o, sampleRate);
@@ -190,9 +198,10 @@ function firstReading(source: PcmSource, o: AcousticsOptions, of: SignalOf, mete
   return withArena((arena) => {
     const feed = new MeterFeed(arena, sampleRate, o, metered, [{ channels: metered }]);
     const y = arena.alloc(ActivityStream.yBytes(arena));
-    const activity = new ActivityStream(arena, sampleRate, y, expected);
+    const activity = new ActivityStream(arena, sampleRate, y, expected, spent.levels);
     const stats = new StatsStream(arena, clip.level, clip.minRun);
-    const intensity = new IntensityStream(arena, shape.windowLength, shape.step, shape.beta, STREAM_CHUNK_FRAMES, expected);
+    const intensity = new IntensityStream(arena, shape.windowLength, shape.step, shape.beta, STREAM_CHUNK_FRAMES, expected, spent.intensity);
+    spent.levels = spent.intensity = undefined;
     const wanted = of.mean ? metered : [...new Set([...metered, of.channel])];
     const frames = readPlanarChunks(arena, source, wanted, of.mean, (chunk) => {
       feed.push(chunk);
@@ -207,21 +216,25 @@ function firstReading(source: PcmSource, o: AcousticsOptions, of: SignalOf, mete
 }
 
 /** Speech segments from the levels (a short session), the frames measured inside them (a second reading when there are any), and the signal's block. */
-function finishSignal(source: PcmSource, o: AcousticsOptions, of: SignalOf, pass1: Pass1, checkLength: (read: number) => number, transcript: string | undefined): AcousticsBlock {
+function finishSignal(source: PcmSource, o: AcousticsOptions, of: SignalOf, pass1: Pass1, checkLength: (read: number) => number, transcript: string | undefined,
+  spent: Spent): AcousticsBlock {
   const { sampleRate } = source;
   const n = pass1.frames;
   const durationS = n / sampleRate;
-  const speech = speechSegmentsOfRuns(withArena((arena) => speechRunsOfLevels(arena, pass1.levels, speechRunOptions(o))), o, durationS);
-  pass1.levels = new Float32Array(0);
-  const syllables = planSyllables(pass1.intensity, speech, o, sampleRate);
-  // The per-frame summaries of the first reading are not needed past this point.
-  pass1.intensity = new Float32Array(0);
+  // The levels and the contour are spent here (reordered by the selections); their arrays are reused below and by the next signal.
+  const { levels, intensity } = pass1;
+  pass1.levels = pass1.intensity = new Float32Array(0);
+  const speech = speechSegmentsOfRuns(withArena((arena) => speechRunsOfLevels(arena, levels, speechRunOptions(o))), o, durationS);
+  const syllables = planSyllables(intensity, speech, o, sampleRate);
   const s: Signal2 = { of, syllables, pitch: speech.length ? planPitch(n, sampleRate, speech, o) : null, band: planBandEdge(n, sampleRate, speech) };
-  if (s.syllables.voicing || (s.pitch && s.pitch.frames) || s.band) checkLength(secondReading(source, n, s));
+  if (s.syllables.voicing || (s.pitch && s.pitch.frames) || s.band) checkLength(secondReading(source, n, s, levels));
 
   const syllableResult = finishSyllables(s.syllables, s.voicingYin ? s.voicingYin.aperiodicity : null);
   let pitch: PitchStats = { ...NULL_PITCH };
-  if (s.pitch) pitch = finishPitchVoiced(s.pitch, s.voicedPeriods ? s.voicedPeriods.parts() : []);
+  if (s.pitch) pitch = finishPitchVoiced(s.pitch, s.voicedPeriods ? s.voicedPeriods.parts() : [], intensity);
+  s.voicedPeriods = undefined;
+  spent.levels = levels;
+  spent.intensity = intensity;
   const edgeHz = s.band && s.spectrum ? bandEdgeFromPower(s.spectrum.power64(), sampleRate, s.band.fftSize, o.bandwidthFloorDb) : null;
   const parts = { frames: n, sampleRate, speech, syllables: syllableResult, stats: pass1.stats, edgeHz, pitch, minPauseS: o.minPauseS };
   return assembleAcoustics(pass1.loudness, parts, transcript);
@@ -232,8 +245,11 @@ function moveInArena(arena: Arena, to: number, from: number, n: number): void {
   if (n > 0) arena.f32(to, n).set(arena.f32(from, n));
 }
 
-/** A signal's second reading: YIN and spectrum frames inside its speech; results land in `s`. Returns the frames read. */
-function secondReading(source: PcmSource, frames: number, s: Signal2): number {
+/**
+ * A signal's second reading: YIN and spectrum frames inside its speech; results land in `s`. The
+ * F0 track's voiced periods go into `spare` (spent levels) when it has room for every frame. Returns the frames read.
+ */
+function secondReading(source: PcmSource, frames: number, s: Signal2, spare: Float32Array): number {
   const { sampleRate } = source;
   return withArena((arena) => {
     const block = arena.k.yinDecimateBlockLength();
@@ -259,7 +275,7 @@ function secondReading(source: PcmSource, frames: number, s: Signal2): number {
     const p = s.pitch;
     if (p && p.frames) {
       const d = decimated(p.cutoffHz, p.factor);
-      const voiced = (s.voicedPeriods = new F32List());
+      const voiced = (s.voicedPeriods = p.frames <= spare.length ? new F32List(spare.length, spare) : new F32List());
       d.sinks.push(new YinFrameStream(arena, p.starts(), p.window, p.tauMin, p.tauMax, p.threshold, d.total, d.maxPush, (period, aperiodicity) => {
         for (let i = 0; i < period.length; i++) if (p.voiced(period[i], aperiodicity[i])) voiced.push(period[i]);
       }));

@@ -91,12 +91,13 @@ export function planSyllables(intensity: Float32Array, speech: Segment[], o: Aco
   const none: SyllablePlan = { phonationTimeS, candidates: [], voicing: null };
   if (intensity.length < 3 || sounding.length === 0) return none;
   const frameTime = (f: number) => (f * step + windowLength / 2) / fs;
-  const peaks = findDipPeakDip(intensity, o.syllableMinDipDb).map((i) => ({ level: intensity[i], time: frameTime(refinePeak(intensity, i)) }));
+  // The peaks' levels and refined times are read before the contour is spent by the threshold's selection.
+  const peaks = findDipPeakDip(intensity, o.syllableMinDipDb);
+  const levels = Float32Array.from(peaks, (i) => intensity[i]);
+  const times = Float64Array.from(peaks, (i) => frameTime(refinePeak(intensity, i)));
   const threshold = syllableThreshold(intensity, o.syllableThresholdBelowPeakDb);
-  const candidates = peaks
-    .filter((p) => p.level > threshold)
-    .map((p) => p.time)
-    .filter((t) => insideSegments(sounding, t));
+  const candidates: number[] = [];
+  for (let p = 0; p < peaks.length; p++) if (levels[p] > threshold && insideSegments(sounding, times[p])) candidates.push(times[p]);
   if (!candidates.length) return none;
   // Voicing: YIN over a 40 ms frame centred on each peak, floor/ceiling as Praat's To Pitch (ac).
   const factor = pitchDecimation(fs);

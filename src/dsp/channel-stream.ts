@@ -26,8 +26,9 @@ export class F32List {
   private exact: Float32Array | null;
   private readonly blocks: Float32Array[] = [];
   length = 0;
-  constructor(expected = 0) {
-    this.exact = expected > 0 ? new Float32Array(expected) : null;
+  /** `storage`, when it holds exactly `expected` values, is used as the exact array (a caller's spent array reused, not a new one). */
+  constructor(expected = 0, storage?: Float32Array) {
+    this.exact = expected > 0 ? (storage && storage.length === expected ? storage : new Float32Array(expected)) : null;
   }
   pushAll(values: Float32Array): void {
     if (this.exact) {
@@ -179,11 +180,12 @@ export class ActivityStream {
 
   /**
    * `y` is a shared region of activityStreamBlockLength() f64 (16-byte aligned) the filter writes into;
-   * `expectedFrames`, when the signal's length is known, the samples to come (the levels are then kept in one array of the exact length).
+   * `expectedFrames`, when the signal's length is known, the samples to come (the levels are then kept in one array of the exact length:
+   * `storage` when it has that length, e.g. the spent levels of another signal of the same recording).
    */
-  constructor(private readonly arena: Arena, readonly sampleRate: number, private readonly y: number, expectedFrames = 0) {
+  constructor(private readonly arena: Arena, readonly sampleRate: number, private readonly y: number, expectedFrames = 0, storage?: Float32Array) {
     const k = arena.k;
-    this.levels = new F32List(expectedFrames > 0 ? k.activityFrameCount(expectedFrames, sampleRate) : 0);
+    this.levels = new F32List(expectedFrames > 0 ? k.activityFrameCount(expectedFrames, sampleRate) : 0, storage);
     this.state = arena.alloc(k.activityStreamStateSize());
     checkStatus(k.activityStreamInit(this.state, sampleRate), "activityStreamInit");
     this.block = k.activityStreamBlockLength();
@@ -366,10 +368,11 @@ export class IntensityStream {
   private next = 0;
   private readonly values: F32List;
 
-  /** `expectedFrames`, when the signal's length is known: the samples to come (the contour is then kept in one array of the exact length). */
-  constructor(private readonly arena: Arena, private readonly windowLength: number, private readonly step: number, beta: number, maxPush = STREAM_CHUNK_FRAMES, expectedFrames = 0) {
+  /** `expectedFrames`, when the signal's length is known: the samples to come (the contour is then kept in one array of the exact length, `storage` when it has that length). */
+  constructor(private readonly arena: Arena, private readonly windowLength: number, private readonly step: number, beta: number, maxPush = STREAM_CHUNK_FRAMES, expectedFrames = 0,
+    storage?: Float32Array) {
     const k = arena.k;
-    this.values = new F32List(expectedFrames > 0 ? k.syllableFrameCount(expectedFrames, windowLength, step) : 0);
+    this.values = new F32List(expectedFrames > 0 ? k.syllableFrameCount(expectedFrames, windowLength, step) : 0, storage);
     this.window = arena.allocF32(windowLength);
     checkStatus(k.syllableKaiserWindow(this.window, windowLength, beta), "syllableKaiserWindow");
     this.capacity = windowLength + Math.max(step, maxPush);
@@ -505,20 +508,25 @@ function arrayCursor(starts: Int32Array, span: number, total: number): StartCurs
   return cursor;
 }
 
-/** Frames whose starts come from an iterator in ascending order (the caller's guarantee); those that do not fit are passed over. */
-function iteratorCursor(starts: Iterator<number>, span: number, total: number): StartCursor {
+/** Frame starts made one after another: `next()` gives the next start (ascending), or undefined after the last. */
+export interface FrameStartSource {
+  next(): number | undefined;
+}
+
+/** Frames whose starts come from a FrameStartSource in ascending order (the caller's guarantee, checked); those that do not fit are passed over. */
+function sourceCursor(starts: FrameStartSource, span: number, total: number): StartCursor {
   let index = -1;
   let previous = -Infinity;
   const cursor: StartCursor = {
     done: false, start: 0, index: 0,
     advance() {
       for (;;) {
-        const r = starts.next();
-        if (r.done) { cursor.done = true; return; }
+        const start = starts.next();
+        if (start === undefined) { cursor.done = true; return; }
         index++;
-        if (!(r.value >= previous)) throw new RangeError("frame starts from an iterator must be ascending");
-        previous = r.value;
-        if (r.value >= 0 && r.value + span <= total) { cursor.start = r.value; cursor.index = index; return; }
+        if (!(start >= previous)) throw new RangeError("frame starts from a FrameStartSource must be ascending");
+        previous = start;
+        if (start >= 0 && start + span <= total) { cursor.start = start; cursor.index = index; return; }
       }
     },
   };
@@ -532,7 +540,7 @@ function iteratorCursor(starts: Iterator<number>, span: number, total: number): 
  * gets the buffer (f32), the starts relative to it (i32 in the arena) and the indices of the frames
  * in the caller's list. Frames that do not fit in the signal (`start` < 0 or past `total` − `span`)
  * are never evaluated. Holds one frame plus one push. The starts are a typed array (any order), or
- * an iterator of ascending starts (then none are held: the F0 track's frames are made as they are needed).
+ * a FrameStartSource of ascending starts (then none are held: the F0 track's frames are made as they are needed).
  */
 export class FrameWindows {
   private readonly cursor: StartCursor;
@@ -543,10 +551,10 @@ export class FrameWindows {
   private base = 0;
   private buffered = 0;
 
-  constructor(private readonly arena: Arena, starts: Int32Array | Iterator<number>, private readonly span: number, total: number,
+  constructor(private readonly arena: Arena, starts: Int32Array | FrameStartSource, private readonly span: number, total: number,
     private readonly evaluate: (buffer: number, buffered: number, starts: number, count: number, frames: Int32Array) => void,
     maxPush: number, private readonly batch = 4096) {
-    this.cursor = starts instanceof Int32Array ? arrayCursor(starts, span, total) : iteratorCursor(starts, span, total);
+    this.cursor = starts instanceof Int32Array ? arrayCursor(starts, span, total) : sourceCursor(starts, span, total);
     this.which = new Int32Array(batch);
     this.capacity = span + maxPush;
     this.buffer = arena.allocF32(this.capacity);
@@ -604,8 +612,8 @@ export class FrameWindows {
 export class YinFrameStream {
   private readonly frames: FrameWindows;
 
-  /** `total` is the decimated signal's length; `starts` a typed array (any order) or an iterator of ascending starts. */
-  constructor(arena: Arena, starts: Int32Array | Iterator<number>, window: number, tauMin: number, tauMax: number, threshold: number, total: number, maxPush: number,
+  /** `total` is the decimated signal's length; `starts` a typed array (any order) or a FrameStartSource of ascending starts. */
+  constructor(arena: Arena, starts: Int32Array | FrameStartSource, window: number, tauMin: number, tauMax: number, threshold: number, total: number, maxPush: number,
     sink: (period: Float32Array, aperiodicity: Float32Array, frames: Int32Array) => void) {
     const batch = 1024;
     const scratch = arena.allocF64(tauMax + 1);
