@@ -107,13 +107,9 @@ export function finishPitch(plan: PitchPlan, period: Float32Array, aperiodicity:
   return finishPitchVoiced(plan, [periods]);
 }
 
-/**
- * The `pitch` block from the YIN periods of the plan's voiced frames, in frame order (in consecutive
- * parts). `scratch`, when it holds at least as many values and is none of the parts' storage, takes
- * the sorted copy (a spent array reused).
- */
-export function finishPitchVoiced(plan: PitchPlan, voicedPeriods: readonly Float32Array[], scratch?: Float32Array): PitchStats {
-  return summarizeVoicedPeriods(voicedPeriods, plan.rate, plan.frames, scratch);
+/** The `pitch` block from the YIN periods of the plan's voiced frames, in frame order (in consecutive parts). */
+export function finishPitchVoiced(plan: PitchPlan, voicedPeriods: readonly Float32Array[]): PitchStats {
+  return summarizeVoicedPeriods(voicedPeriods, plan.rate, plan.frames);
 }
 
 /** The `pitch` block of a channel's speech (`speech` non-empty), from the pitch options. */
@@ -127,22 +123,18 @@ export function measurePitch(ch: ChannelKernels, speech: Segment[], o: Acoustics
 
 /**
  * mean, median, SD of 12·log2(f0/median), 12·log2(P95/P5) and voiced / speech frames, from the YIN
- * periods (f32) of the voiced frames in frame order, F0 = rate / period (Hz). The sums run over the
- * frames in order; the percentiles read an ascending copy of the periods from its end (F0 falls as
- * the period rises, so that is F0 ascending: the same values a sorted copy of the F0 values holds,
- * at 4 bytes a frame instead of 8).
+ * periods (f32, all > 0) of the voiced frames in frame order, F0 = rate / period (Hz). The sums run
+ * over the frames in order; the percentiles interpolate between order statistics of F0 as
+ * percentile() does on a sorted copy of the F0 values: F0 falls as the period rises, so the F0 of
+ * rank j is rate / (the period of rank voiced − 1 − j), found by a radix selection on the periods'
+ * bits (no copy of the periods, none of the F0 values).
  */
-function summarizeVoicedPeriods(parts: readonly Float32Array[], rate: number, speechFrames: number, scratch?: Float32Array): PitchStats {
+function summarizeVoicedPeriods(parts: readonly Float32Array[], rate: number, speechFrames: number): PitchStats {
   let voiced = 0, sum = 0;
   for (const part of parts) for (let i = 0; i < part.length; i++) { sum += rate / part[i]; voiced++; }
   if (voiced < MIN_VOICED_FRAMES) return { ...NULL_PITCH };
-  const reusable = scratch && scratch.length >= voiced && parts.every((part) => part.buffer !== scratch.buffer);
-  const periods = reusable ? scratch.subarray(0, voiced) : new Float32Array(voiced);
-  let k = 0;
-  for (const part of parts) { periods.set(part, k); k += part.length; }
-  periods.sort();
-  // percentile() (linear interpolation between closest ranks) on F0 ascending: rank j is rate / periods[voiced − 1 − j].
-  const f0AtRank = (j: number) => rate / periods[voiced - 1 - j];
+  const periodOfRank = orderStatistics(parts);
+  const f0AtRank = (j: number) => rate / periodOfRank(voiced - 1 - j);
   const f0Percentile = (p: number): number => {
     const r = ((voiced - 1) * p) / 100;
     const lo = Math.floor(r), hi = Math.ceil(r);
@@ -163,5 +155,38 @@ function summarizeVoicedPeriods(parts: readonly Float32Array[], rate: number, sp
     std_semitones: Math.sqrt(variance),
     range_semitones: 12 * Math.log2(f0Percentile(95) / f0Percentile(5)),
     voiced_fraction: speechFrames > 0 ? voiced / speechFrames : null,
+  };
+}
+
+/**
+ * The k-th smallest (from 0) of positive finite f32 values held in `parts`, exactly: a positive
+ * f32's bits read as an unsigned integer order the values, so a count of the high 16 bits, then of
+ * the low 16 bits within the high bucket holding rank k, names the value. One 256 KB count per query.
+ */
+export function orderStatistics(parts: readonly Float32Array[]): (k: number) => number {
+  const words = parts.map((part) => new Uint32Array(part.buffer, part.byteOffset, part.length));
+  const high = new Float64Array(65537);
+  for (const w of words) for (let i = 0; i < w.length; i++) high[(w[i] >>> 16) + 1]++;
+  for (let b = 1; b <= 65536; b++) high[b] += high[b - 1];
+  const bits = new Uint32Array(1);
+  const value = new Float32Array(bits.buffer);
+  const low = new Float64Array(65536);
+  return (k: number): number => {
+    if (!(Number.isInteger(k) && k >= 0 && k < high[65536])) throw new RangeError(`rank ${k} outside [0, ${high[65536]})`);
+    // The high bucket h with high[h] ≤ k < high[h + 1] (binary search on the cumulative counts).
+    let lo = 0, hi = 65535;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (high[mid] <= k) lo = mid;
+      else hi = mid - 1;
+    }
+    const h = lo;
+    low.fill(0);
+    for (const w of words) for (let i = 0; i < w.length; i++) if (w[i] >>> 16 === h) low[w[i] & 0xffff]++;
+    let rest = k - high[h];
+    let l = 0;
+    while (rest >= low[l]) rest -= low[l++];
+    bits[0] = ((h << 16) | l) >>> 0;
+    return value[0];
   };
 }

@@ -24,7 +24,7 @@ import {
   YinStream, type PlanarChunk,
 } from "../dsp/channel-stream.js";
 import type { SignalStats } from "../dsp/channel-kernels.js";
-import { LOUDNESS_CHUNK_FRAMES, LoudnessStreamAt } from "../dsp/loudness.js";
+import { EnergyBlockPool, LOUDNESS_CHUNK_FRAMES, LoudnessStreamAt } from "../dsp/loudness.js";
 import { withArena, type Arena } from "../dsp/wasm.js";
 import { speechRunOptions, type Segment } from "./acoustics-activity.js";
 import { resolveAcousticsOptions, type AcousticsOptions } from "./acoustics-options.js";
@@ -125,7 +125,7 @@ export function measureStandardsStream(source: PcmSource, options: Partial<Acous
     return read;
   };
   // The arrays of one signal's levels and contour, once spent, hold the next signal's (the F0 track's voiced periods and their sorted copy in between).
-  const spent: Spent = {};
+  const spent: Spent = { energyBlocks: new EnergyBlockPool() };
   const blocks = signals.map((of, i) => {
     const metered = i === 0 ? all : [(of as { channel: number }).channel];
     const pass1 = firstReading(source, o, of, metered, checkLength, spent);
@@ -138,6 +138,8 @@ export function measureStandardsStream(source: PcmSource, options: Partial<Acous
 interface Spent {
   levels?: Float32Array;
   intensity?: Float32Array;
+  /** The loudness energies' blocks. */
+  energyBlocks: EnergyBlockPool;
 }
 
 /** 1st, 2nd, 3rd, … spelled as the error message says them. */
@@ -156,12 +158,12 @@ class MeterFeed {
   private readonly meters: Array<{ meter: LoudnessStreamAt; first: number }>;
   private buffered = 0;
 
-  constructor(private readonly arena: Arena, sampleRate: number, o: AcousticsOptions, private readonly metered: number[], meters: Array<{ channels: number[] }>) {
+  constructor(private readonly arena: Arena, sampleRate: number, o: AcousticsOptions, private readonly metered: number[], meters: Array<{ channels: number[] }>, pool?: EnergyBlockPool) {
     this.buffer = arena.allocF32(LOUDNESS_CHUNK_FRAMES * metered.length);
     this.meters = meters.map((m) => {
       const first = metered.indexOf(m.channels[0]);
       if (first < 0 || m.channels.some((c, j) => metered[first + j] !== c)) throw new RangeError("a meter's channels must be consecutive among the metered ones");
-      return { meter: new LoudnessStreamAt(arena, m.channels.length, sampleRate, meterOptions(o, m.channels.length)), first };
+      return { meter: new LoudnessStreamAt(arena, m.channels.length, sampleRate, meterOptions(o, m.channels.length), pool), first };
     });
   }
 
@@ -184,7 +186,11 @@ class MeterFeed {
   /** The loudness blocks, in the order of the meters. */
   finish(): LoudnessBlock[] {
     if (this.buffered > 0) this.flush();
-    return this.meters.map(({ meter }) => toLoudnessBlock(meter.result()));
+    return this.meters.map(({ meter }) => {
+      const block = toLoudnessBlock(meter.result());
+      meter.release();
+      return block;
+    });
   }
 }
 
@@ -196,7 +202,7 @@ function firstReading(source: PcmSource, o: AcousticsOptions, of: SignalOf, mete
   // A source that knows its length lets the per-frame summaries be kept at their exact size (no copy at the end).
   const expected = source.frames !== null && Number.isInteger(source.frames) && source.frames > 0 ? source.frames : 0;
   return withArena((arena) => {
-    const feed = new MeterFeed(arena, sampleRate, o, metered, [{ channels: metered }]);
+    const feed = new MeterFeed(arena, sampleRate, o, metered, [{ channels: metered }], spent.energyBlocks);
     const y = arena.alloc(ActivityStream.yBytes(arena));
     const activity = new ActivityStream(arena, sampleRate, y, expected, spent.levels);
     const stats = new StatsStream(arena, clip.level, clip.minRun);
@@ -231,7 +237,7 @@ function finishSignal(source: PcmSource, o: AcousticsOptions, of: SignalOf, pass
 
   const syllableResult = finishSyllables(s.syllables, s.voicingYin ? s.voicingYin.aperiodicity : null);
   let pitch: PitchStats = { ...NULL_PITCH };
-  if (s.pitch) pitch = finishPitchVoiced(s.pitch, s.voicedPeriods ? s.voicedPeriods.parts() : [], intensity);
+  if (s.pitch) pitch = finishPitchVoiced(s.pitch, s.voicedPeriods ? s.voicedPeriods.parts() : []);
   s.voicedPeriods = undefined;
   spent.levels = levels;
   spent.intensity = intensity;
