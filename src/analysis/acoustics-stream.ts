@@ -1,23 +1,27 @@
 // The standards set of a recording read from a PcmSource in bounded chunks (issue 11): the same blocks measureAcoustics / measureLoudness give on the whole clip.
 //
-// Two passes over the source at most, every signal (the mixdown and, per channel, each channel)
-// measured in the same pass:
-//   pass 1 — loudness and true peak (all channels together, and each channel alone), activity
-//            levels, signal stats (DC, WADA-SNR sums, clipping runs) and the intensity contour;
-//   pass 2 — only what is measured inside the speech segments found from pass 1: YIN frames of the
-//            syllable voicing check and of the F0 track (on the low-passed, decimated signal) and
-//            the spectrum frames of the band edge. Skipped when no signal has such frames.
-// Memory: each pass runs in one arena session whose regions are allocated before the first chunk
-// and reused for every chunk (one read chunk, one filter block per IIR stream, one loudness chunk,
-// sliding frame buffers), so the arena does not grow with the recording's length. What does grow
-// is the compact per-frame summaries kept on the JS side: activity levels (4 bytes per 10 ms per
-// signal), the intensity contour (4 bytes per 16 ms; both kept at their exact length when the
-// source knows its length, not in a doubling buffer copied at the end), the loudness energies (16
-// bytes per 100 ms), and in pass 2 the F0 frames inside speech (12 bytes per 10 ms of speech). The
-// speech decision copies one signal's levels into a short session of its own and selects the peak
-// percentile in place in the spent JS copy, so that session holds the levels plus one noise-floor
-// window (≈ 4 bytes per 10 ms; it held a selection copy of every level before, 22.1 MB of
-// WebAssembly memory for 4 h of 24 kHz mono, now 6.1 MB).
+// The loudness set reads the source once (every meter in the same reading). The standards set
+// measures one signal after another — the mixdown (with the loudness of all channels together),
+// then, per channel, each channel alone — in at most two readings per signal:
+//   reading 1 — the signal's loudness and true peak, activity levels, signal stats (DC, WADA-SNR
+//               sums, clipping runs) and the intensity contour;
+//   reading 2 — only what is measured inside the speech segments found from reading 1: YIN frames
+//               of the syllable voicing check and of the F0 track (on the low-passed, decimated
+//               signal) and the spectrum frames of the band edge. Skipped when there are none.
+// So only one signal's per-frame summaries are held at a time: a stereo recording is read six
+// times instead of twice, for about the same CPU time (the kernels' work is the same; only the
+// reading and de-interleaving are repeated).
+// Memory: each reading runs in one arena session whose regions are allocated before the first
+// chunk and reused for every chunk (one read chunk, one filter block per IIR stream, one loudness
+// chunk, sliding frame buffers), so the arena does not grow with the recording's length. What does
+// grow is the compact per-frame summaries of the signal being measured, on the JS side: activity
+// levels (4 bytes per 10 ms) and the intensity contour (4 bytes per 16 ms), both kept at their
+// exact length when the source knows its length, in the arrays the previous signal used; the
+// loudness energies (16 bytes per 100 ms, in blocks passed from meter to meter); in reading 2 the
+// F0 track's voiced periods (4 bytes per voiced 10 ms, in the spent levels' array; the frame starts
+// are made as they are read, the percentiles selected without a sorted copy). The speech decision
+// copies the signal's levels into a short session of its own and selects the peak percentile in
+// place in the spent JS copy, so that session holds the levels plus one noise-floor window.
 import type { PcmSource } from "../audio/pcm-source.js";
 import {
   ActivityStream, DecimateStream, F32List, IntensityStream, readPlanarChunks, SpectrumStream, speechRunsOfLevels, StatsStream, STREAM_CHUNK_FRAMES, YinFrameStream,
