@@ -34,7 +34,7 @@ import { speechRunOptions, type Segment } from "./acoustics-activity.js";
 import { resolveAcousticsOptions, type AcousticsOptions } from "./acoustics-options.js";
 import { finishPitchVoiced, NULL_PITCH, planPitch, type PitchPlan, type PitchStats } from "./acoustics-pitch.js";
 import { bandEdgeFromPower, planBandEdge } from "./acoustics-quality.js";
-import { finishSyllables, planSyllables, syllableIntensityShape, type SyllablePlan } from "./acoustics-syllables.js";
+import { ContourPeaks, finishSyllables, planSyllables, planSyllablesFromPeaks, syllableIntensityShape, type SyllablePlan } from "./acoustics-syllables.js";
 import {
   assembleAcoustics, clippingCriteria, meterOptions, speechSegmentsOfRuns, toLoudnessBlock, validateSampleRate,
   type AcousticsBlock, type LoudnessBlock,
@@ -65,7 +65,10 @@ interface Pass1 {
   loudness: LoudnessBlock;
   levels: Float32Array;
   stats: SignalStats;
+  /** The intensity contour (empty when `contour` took it). */
   intensity: Float32Array;
+  /** The contour's peaks and top values, when the source knew its length. */
+  contour: ContourPeaks | null;
 }
 
 /** What one signal still needs from its second reading, and its results. */
@@ -210,7 +213,10 @@ function firstReading(source: PcmSource, o: AcousticsOptions, of: SignalOf, mete
     const y = arena.alloc(ActivityStream.yBytes(arena));
     const activity = new ActivityStream(arena, sampleRate, y, expected, spent.levels);
     const stats = new StatsStream(arena, clip.level, clip.minRun);
-    const intensity = new IntensityStream(arena, shape.windowLength, shape.step, shape.beta, STREAM_CHUNK_FRAMES, expected, spent.intensity);
+    // With the length known, the contour goes straight to its peak finder (nothing of it is kept); else it is kept whole.
+    const contour = expected > 0 ? new ContourPeaks(o.syllableMinDipDb, arena.k.syllableFrameCount(expected, shape.windowLength, shape.step)) : null;
+    const intensity = new IntensityStream(arena, shape.windowLength, shape.step, shape.beta, STREAM_CHUNK_FRAMES, expected, spent.intensity,
+      contour ? (values) => contour.pushAll(values) : undefined);
     spent.levels = spent.intensity = undefined;
     const wanted = of.mean ? metered : [...new Set([...metered, of.channel])];
     const frames = readPlanarChunks(arena, source, wanted, of.mean, (chunk) => {
@@ -221,7 +227,7 @@ function firstReading(source: PcmSource, o: AcousticsOptions, of: SignalOf, mete
       intensity.push(ptr, chunk.frames);
     });
     checkLength(frames);
-    return { frames, loudness: feed.finish()[0], levels: activity.finish(), stats: stats.finish(), intensity: intensity.finish() };
+    return { frames, loudness: feed.finish()[0], levels: activity.finish(), stats: stats.finish(), intensity: intensity.finish(), contour };
   });
 }
 
@@ -231,11 +237,12 @@ function finishSignal(source: PcmSource, o: AcousticsOptions, of: SignalOf, pass
   const { sampleRate } = source;
   const n = pass1.frames;
   const durationS = n / sampleRate;
-  // The levels and the contour are spent here (reordered by the selections); their arrays are reused below and by the next signal.
+  // The levels are spent here (reordered by the peak's selection); their array, and the contour's when it was kept, are reused below and by the next signal.
   const { levels, intensity } = pass1;
   pass1.levels = pass1.intensity = new Float32Array(0);
   const speech = speechSegmentsOfRuns(withArena((arena) => speechRunsOfLevels(arena, levels, speechRunOptions(o))), o, durationS);
-  const syllables = planSyllables(intensity, speech, o, sampleRate);
+  const syllables = pass1.contour ? planSyllablesFromPeaks(pass1.contour, speech, o, sampleRate) : planSyllables(intensity, speech, o, sampleRate);
+  pass1.contour = null;
   const s: Signal2 = { of, syllables, pitch: speech.length ? planPitch(n, sampleRate, speech, o) : null, band: planBandEdge(n, sampleRate, speech) };
   if (s.syllables.voicing || (s.pitch && s.pitch.frames) || s.band) checkLength(secondReading(source, n, s, levels));
 
@@ -244,7 +251,7 @@ function finishSignal(source: PcmSource, o: AcousticsOptions, of: SignalOf, pass
   if (s.pitch) pitch = finishPitchVoiced(s.pitch, s.voicedPeriods ? s.voicedPeriods.parts() : []);
   s.voicedPeriods = undefined;
   spent.levels = levels;
-  spent.intensity = intensity;
+  if (intensity.length) spent.intensity = intensity;
   const edgeHz = s.band && s.spectrum ? bandEdgeFromPower(s.spectrum.power64(), sampleRate, s.band.fftSize, o.bandwidthFloorDb) : null;
   const parts = { frames: n, sampleRate, speech, syllables: syllableResult, stats: pass1.stats, edgeHz, pitch, minPauseS: o.minPauseS };
   return assembleAcoustics(pass1.loudness, parts, transcript);

@@ -368,11 +368,14 @@ export class IntensityStream {
   private next = 0;
   private readonly values: F32List;
 
-  /** `expectedFrames`, when the signal's length is known: the samples to come (the contour is then kept in one array of the exact length, `storage` when it has that length). */
+  /**
+   * `expectedFrames`, when the signal's length is known: the samples to come (the contour is then kept in one array of the exact length, `storage` when it has that length).
+   * `sink`, when given, gets the contour's values batch by batch (a view valid during the call) instead: nothing is kept.
+   */
   constructor(private readonly arena: Arena, private readonly windowLength: number, private readonly step: number, beta: number, maxPush = STREAM_CHUNK_FRAMES, expectedFrames = 0,
-    storage?: Float32Array) {
+    storage?: Float32Array, private readonly sink?: (values: Float32Array) => void) {
     const k = arena.k;
-    this.values = new F32List(expectedFrames > 0 ? k.syllableFrameCount(expectedFrames, windowLength, step) : 0, storage);
+    this.values = new F32List(!sink && expectedFrames > 0 ? k.syllableFrameCount(expectedFrames, windowLength, step) : 0, storage);
     this.window = arena.allocF32(windowLength);
     checkStatus(k.syllableKaiserWindow(this.window, windowLength, beta), "syllableKaiserWindow");
     this.capacity = windowLength + Math.max(step, maxPush);
@@ -403,7 +406,9 @@ export class IntensityStream {
         const count = Math.min(last - this.next + 1, this.outCapacity);
         const from = this.next * step - this.base;
         const written = checkStatus(this.arena.k.syllableIntensity(this.buffer + 4 * from, (count - 1) * step + length, this.window, length, step, this.out), "syllableIntensity");
-        this.values.pushAll(this.arena.f32(this.out, written));
+        const values = this.arena.f32(this.out, written);
+        if (this.sink) this.sink(values);
+        else this.values.pushAll(values);
         this.next += count;
       }
       const drop = Math.min(this.buffered, this.next * step - this.base);
@@ -413,7 +418,7 @@ export class IntensityStream {
     }
   }
 
-  /** The contour of everything pushed. */
+  /** The contour of everything pushed (empty when a sink took it). */
   finish(): Float32Array {
     return this.values.toArray();
   }

@@ -137,6 +137,19 @@ describe("measureStandardsStream ≡ the whole-clip standards set", () => {
     }
   });
 
+  it("a source that does not know its length (the contour is then kept whole): the same blocks", () => {
+    let seed = 41;
+    for (const channels of [1, 2]) {
+      const audio = speechLikeAudio(6, 16000, channels, seed++, { noise: 0.003 });
+      const o = resolveAcousticsOptions();
+      const expected = wholeClip(audio, o, "standards", true);
+      const unknown: PcmSource = { ...memoryPcmSource(audio, randomChunkSizes(seed++, 30000)), frames: null };
+      const actual = measureStandardsStream(unknown, o, { set: "standards", perChannel: true });
+      expect(JSON.stringify(actual)).toBe(JSON.stringify(expected));
+      expect((expected.acoustics as AcousticsBlock).syllables_per_s).toBeGreaterThan(0);
+    }
+  });
+
   it("reads the source at most twice per signal measured (mixdown, then each channel), once for the loudness set", () => {
     const audio = speechLikeAudio(3, 16000, 2, 11);
     let reads = 0;
