@@ -24,7 +24,7 @@
 // place in the spent JS copy, so that session holds the levels plus one noise-floor window.
 import type { PcmSource } from "../audio/pcm-source.js";
 import {
-  ActivityStream, DecimateStream, F32List, IntensityStream, readPlanarChunks, SpectrumStream, speechRunsOfLevels, StatsStream, STREAM_CHUNK_FRAMES, YinFrameStream,
+  ActivityStream, DecimateStream, F32List, IntensityStream, moveInMemory, readPlanarChunks, SpectrumStream, speechRunsOfLevels, StatsStream, STREAM_CHUNK_FRAMES, YinFrameStream,
   YinStream, type PlanarChunk,
 } from "../dsp/channel-stream.js";
 import type { SignalStats } from "../dsp/channel-kernels.js";
@@ -257,9 +257,9 @@ function finishSignal(source: PcmSource, o: AcousticsOptions, of: SignalOf, pass
   return assembleAcoustics(pass1.loudness, parts, transcript);
 }
 
-/** Copy `n` f32 inside the arena (the dsp layer's move, through a view). */
+/** Copy `n` f32 inside the arena (the dsp layer's move; the regions never overlap here). */
 function moveInArena(arena: Arena, to: number, from: number, n: number): void {
-  if (n > 0) arena.f32(to, n).set(arena.f32(from, n));
+  moveInMemory(arena, to, from, n);
 }
 
 /**
