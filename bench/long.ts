@@ -17,6 +17,9 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const CLI = join(ROOT, "bin", "voxmetrics.js");
 const TIME = "/usr/bin/time";
 const SETS = ["loudness", "standards", "parity", "all"] as const;
+/** The bar of issue 11: peak RSS of each run, and its growth from the shortest to the longest recording (MB). */
+const BAR_PEAK_MB = 150;
+const BAR_GROWTH_MB = 20;
 /** RSS of a run on an empty recording, for projecting growth from one measured length. */
 const BASELINE_MB = 60;
 
@@ -230,7 +233,9 @@ export async function benchLong(): Promise<void> {
       if (durations.length > 1) {
         for (const [label, rss] of byRun) {
           const growth = rss[rss.length - 1] - rss[0];
-          process.stdout.write(`  ${layout.rate / 1000} kHz ${layout.channels} ch, ${label}: peak RSS ${rss.map((r) => (Number.isNaN(r) ? "capped" : r.toFixed(0))).join(" → ")} MB, growth 10 min → 4 h ${Number.isNaN(growth) ? "n/a" : growth.toFixed(0) + " MB"}\n`);
+          // Issue 11's bar: peak RSS under 150 MB at every length, and under 20 MB of growth from 10 min to 4 h.
+          const met = rss.every((r) => r < BAR_PEAK_MB) && growth < BAR_GROWTH_MB;
+          process.stdout.write(`  ${layout.rate / 1000} kHz ${layout.channels} ch, ${label}: peak RSS ${rss.map((r) => (Number.isNaN(r) ? "capped" : r.toFixed(0))).join(" → ")} MB, growth 10 min → 4 h ${Number.isNaN(growth) ? "n/a" : growth.toFixed(0) + " MB"} (< ${BAR_PEAK_MB} MB and < ${BAR_GROWTH_MB} MB growth: ${met ? "met" : "NOT met"})\n`);
         }
       }
     }

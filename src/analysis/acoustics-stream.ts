@@ -1,36 +1,40 @@
 // The standards set of a recording read from a PcmSource in bounded chunks (issue 11): the same blocks measureAcoustics / measureLoudness give on the whole clip.
 //
-// Two passes over the source at most, every signal (the mixdown and, per channel, each channel)
-// measured in the same pass:
-//   pass 1 — loudness and true peak (all channels together, and each channel alone), activity
-//            levels, signal stats (DC, WADA-SNR sums, clipping runs) and the intensity contour;
-//   pass 2 — only what is measured inside the speech segments found from pass 1: YIN frames of the
-//            syllable voicing check and of the F0 track (on the low-passed, decimated signal) and
-//            the spectrum frames of the band edge. Skipped when no signal has such frames.
-// Memory: each pass runs in one arena session whose regions are allocated before the first chunk
-// and reused for every chunk (one read chunk, one filter block per IIR stream, one loudness chunk,
-// sliding frame buffers), so the arena does not grow with the recording's length. What does grow
-// is the compact per-frame summaries kept on the JS side: activity levels (4 bytes per 10 ms per
-// signal), the intensity contour (4 bytes per 16 ms; both kept at their exact length when the
-// source knows its length, not in a doubling buffer copied at the end), the loudness energies (16
-// bytes per 100 ms), and in pass 2 the F0 frames inside speech (12 bytes per 10 ms of speech). The
-// speech decision copies one signal's levels into a short session of its own and selects the peak
-// percentile in place in the spent JS copy, so that session holds the levels plus one noise-floor
-// window (≈ 4 bytes per 10 ms; it held a selection copy of every level before, 22.1 MB of
-// WebAssembly memory for 4 h of 24 kHz mono, now 6.1 MB).
+// The loudness set reads the source once (every meter in the same reading). The standards set
+// measures one signal after another — the mixdown (with the loudness of all channels together),
+// then, per channel, each channel alone — in at most two readings per signal:
+//   reading 1 — the signal's loudness and true peak, activity levels, signal stats (DC, WADA-SNR
+//               sums, clipping runs) and the intensity contour;
+//   reading 2 — only what is measured inside the speech segments found from reading 1: YIN frames
+//               of the syllable voicing check and of the F0 track (on the low-passed, decimated
+//               signal) and the spectrum frames of the band edge. Skipped when there are none.
+// So only one signal's per-frame summaries are held at a time: a stereo recording is read six
+// times instead of twice, for about the same CPU time (the kernels' work is the same; only the
+// reading and de-interleaving are repeated).
+// Memory: each reading runs in one arena session whose regions are allocated before the first
+// chunk and reused for every chunk (one read chunk, one filter block per IIR stream, one loudness
+// chunk, sliding frame buffers), so the arena does not grow with the recording's length. What does
+// grow is the compact per-frame summaries of the signal being measured, on the JS side: activity
+// levels (4 bytes per 10 ms) and the intensity contour (4 bytes per 16 ms), both kept at their
+// exact length when the source knows its length, in the arrays the previous signal used; the
+// loudness energies (16 bytes per 100 ms, in blocks passed from meter to meter); in reading 2 the
+// F0 track's voiced periods (4 bytes per voiced 10 ms, in the spent levels' array; the frame starts
+// are made as they are read, the percentiles selected without a sorted copy). The speech decision
+// copies the signal's levels into a short session of its own and selects the peak percentile in
+// place in the spent JS copy, so that session holds the levels plus one noise-floor window.
 import type { PcmSource } from "../audio/pcm-source.js";
 import {
-  ActivityStream, DecimateStream, IntensityStream, readPlanarChunks, SpectrumStream, speechRunsOfLevels, StatsStream, STREAM_CHUNK_FRAMES, YinStream,
-  type PlanarChunk,
+  ActivityStream, DecimateStream, F32List, IntensityStream, moveInMemory, readPlanarChunks, SpectrumStream, speechRunsOfLevels, StatsStream, STREAM_CHUNK_FRAMES, YinFrameStream,
+  YinStream, type PlanarChunk,
 } from "../dsp/channel-stream.js";
 import type { SignalStats } from "../dsp/channel-kernels.js";
-import { LOUDNESS_CHUNK_FRAMES, LoudnessStreamAt } from "../dsp/loudness.js";
+import { EnergyBlockPool, LOUDNESS_CHUNK_FRAMES, LoudnessStreamAt } from "../dsp/loudness.js";
 import { withArena, type Arena } from "../dsp/wasm.js";
 import { speechRunOptions, type Segment } from "./acoustics-activity.js";
 import { resolveAcousticsOptions, type AcousticsOptions } from "./acoustics-options.js";
-import { finishPitch, NULL_PITCH, planPitch, type PitchPlan, type PitchStats } from "./acoustics-pitch.js";
+import { finishPitchVoiced, NULL_PITCH, planPitch, type PitchPlan, type PitchStats } from "./acoustics-pitch.js";
 import { bandEdgeFromPower, planBandEdge } from "./acoustics-quality.js";
-import { finishSyllables, planSyllables, syllableIntensityShape, type SyllablePlan } from "./acoustics-syllables.js";
+import { ContourPeaks, finishSyllables, planSyllables, planSyllablesFromPeaks, syllableIntensityShape, type SyllablePlan } from "./acoustics-syllables.js";
 import {
   assembleAcoustics, clippingCriteria, meterOptions, speechSegmentsOfRuns, toLoudnessBlock, validateSampleRate,
   type AcousticsBlock, type LoudnessBlock,
@@ -55,22 +59,27 @@ export interface StandardsStreamResult {
 /** One signal of the per-channel measures: the per-sample mean of the channels, or one channel. */
 type SignalOf = { mean: true } | { mean: false; channel: number };
 
-/** What pass 1 leaves of one signal. */
+/** What one signal's first reading leaves. */
 interface Pass1 {
+  frames: number;
+  loudness: LoudnessBlock;
   levels: Float32Array;
   stats: SignalStats;
+  /** The intensity contour (empty when `contour` took it). */
   intensity: Float32Array;
+  /** The contour's peaks and top values, when the source knew its length. */
+  contour: ContourPeaks | null;
 }
 
-/** What one signal still needs from pass 2, and its results. */
+/** What one signal still needs from its second reading, and its results. */
 interface Signal2 {
   of: SignalOf;
-  speech: Segment[];
   syllables: SyllablePlan;
   pitch: PitchPlan | null;
   band: { fftSize: number; starts: Int32Array } | null;
   voicingYin?: YinStream;
-  pitchYin?: YinStream;
+  /** YIN periods of the F0 track's voiced frames, in frame order. */
+  voicedPeriods?: F32List;
   spectrum?: SpectrumStream;
 }
 
@@ -82,8 +91,10 @@ function signalPtr(chunk: PlanarChunk, of: SignalOf): number {
  * The standards set (or its loudness subset) of a recording read from `source` chunk by chunk, equal
  * to measureAcoustics / measureLoudness on the whole decoded clip (what `analyze` writes as
  * `acoustics` and `channels_acoustics`): integer and array fields equal, numbers equal (the kernels
- * see the same blocks and frames). Reads the source at most twice; the arena holds bounded buffers
- * plus one signal's speech decision, the JS side only per-frame summaries (see the module comment).
+ * see the same blocks and frames). The loudness set reads the source once; the standards set reads
+ * it at most twice per signal measured (the mixdown, then each channel when asked for), so the
+ * per-frame summaries of one signal only are held at a time. The arena holds bounded buffers plus
+ * one signal's speech decision, the JS side only per-frame summaries (see the module comment).
  * Opens its own arena sessions (not to be called inside one).
  *
  * @example
@@ -96,137 +107,205 @@ export function measureStandardsStream(source: PcmSource, options: Partial<Acous
   if (!Number.isInteger(channels) || channels < 1) throw new RangeError(`channels must be an integer ≥ 1, got ${channels}`);
   if (what.set !== "loudness" && what.set !== "standards") throw new RangeError(`set must be "loudness" or "standards", got ${String(what.set)}`);
   const perChannel = what.perChannel && channels > 1;
-  const mainSignal: SignalOf = channels === 1 || o.mixdown === "first" ? { mean: false, channel: 0 } : { mean: true };
-  const signals: SignalOf[] = [mainSignal, ...(perChannel ? Array.from({ length: channels }, (_, c) => ({ mean: false, channel: c }) as SignalOf) : [])];
-  const standards = what.set === "standards";
+  const all = Array.from({ length: channels }, (_, c) => c);
 
-  // Pass 1: loudness of all channels (and each alone), activity levels, stats, intensity contour.
-  const shape = syllableIntensityShape(o, sampleRate);
-  const clip = clippingCriteria(o, sampleRate);
-  // A source that knows its length lets the per-frame summaries be kept at their exact size (no copy at the end).
-  const expected = source.frames !== null && Number.isInteger(source.frames) && source.frames > 0 ? source.frames : 0;
-  const pass1 = withArena((arena) => {
-    const loudnessBuffer = arena.allocF32(LOUDNESS_CHUNK_FRAMES * channels);
-    const meters = [new LoudnessStreamAt(arena, channels, sampleRate, meterOptions(o, channels))];
-    if (perChannel) for (let c = 0; c < channels; c++) meters.push(new LoudnessStreamAt(arena, 1, sampleRate, meterOptions(o, 1)));
-    let loudnessBuffered = 0;
-    const flushLoudness = () => {
-      meters[0].push(loudnessBuffer, loudnessBuffered, LOUDNESS_CHUNK_FRAMES);
-      for (let c = 1; c < meters.length; c++) meters[c].push(loudnessBuffer + 4 * (c - 1) * LOUDNESS_CHUNK_FRAMES, loudnessBuffered, LOUDNESS_CHUNK_FRAMES);
-      loudnessBuffered = 0;
-    };
-    const y = standards ? arena.alloc(ActivityStream.yBytes(arena)) : 0;
-    const streams = standards
-      ? signals.map(() => ({
-        activity: new ActivityStream(arena, sampleRate, y, expected),
-        stats: new StatsStream(arena, clip.level, clip.minRun),
-        intensity: new IntensityStream(arena, shape.windowLength, shape.step, shape.beta, STREAM_CHUNK_FRAMES, expected),
-      }))
-      : [];
-    const all = Array.from({ length: channels }, (_, c) => c);
-    const frames = readPlanarChunks(arena, source, all, standards && mainSignal.mean, (chunk) => {
-      for (let at = 0; at < chunk.frames;) {
-        const n = Math.min(chunk.frames - at, LOUDNESS_CHUNK_FRAMES - loudnessBuffered);
-        for (let c = 0; c < channels; c++) moveInArena(arena, loudnessBuffer + 4 * (c * LOUDNESS_CHUNK_FRAMES + loudnessBuffered), chunk.channel(c) + 4 * at, n);
-        loudnessBuffered += n;
-        at += n;
-        if (loudnessBuffered === LOUDNESS_CHUNK_FRAMES) flushLoudness();
-      }
-      streams.forEach((s, i) => {
-        const ptr = signalPtr(chunk, signals[i]);
-        s.activity.push(ptr, chunk.frames);
-        s.stats.push(ptr, chunk.frames);
-        s.intensity.push(ptr, chunk.frames);
-      });
+  if (what.set === "loudness") {
+    // One reading: the meter of all channels together and, per channel, each channel's.
+    const meters = [{ channels: all }, ...(perChannel ? all.map((c) => ({ channels: [c] })) : [])];
+    const loudness = withArena((arena) => {
+      const feed = new MeterFeed(arena, sampleRate, o, all, meters);
+      readPlanarChunks(arena, source, all, false, (chunk) => feed.push(chunk));
+      return feed.finish();
     });
-    if (loudnessBuffered > 0) flushLoudness();
-    return {
-      frames,
-      loudness: meters.map((m) => toLoudnessBlock(m.result())),
-      signals: streams.map((s): Pass1 => ({ levels: s.activity.finish(), stats: s.stats.finish(), intensity: s.intensity.finish() })),
-    };
-  });
-  if (!standards) {
-    return perChannel ? { acoustics: pass1.loudness[0], channels: pass1.loudness.slice(1) } : { acoustics: pass1.loudness[0] };
+    return perChannel ? { acoustics: loudness[0], channels: loudness.slice(1) } : { acoustics: loudness[0] };
   }
 
-  // Speech segments from the levels (one short session per signal), then the frames measured inside them.
-  const n = pass1.frames;
-  const durationS = n / sampleRate;
-  const runOptions = speechRunOptions(o);
-  const planned: Signal2[] = signals.map((of, i) => {
-    const { levels, intensity } = pass1.signals[i];
-    const speech = speechSegmentsOfRuns(withArena((arena) => speechRunsOfLevels(arena, levels, runOptions)), o, durationS);
-    const syllables = planSyllables(intensity, speech, o, sampleRate);
-    // The per-frame summaries of pass 1 are not needed past this point.
-    pass1.signals[i].levels = pass1.signals[i].intensity = new Float32Array(0);
-    return {
-      of,
-      speech,
-      syllables,
-      pitch: speech.length ? planPitch(n, sampleRate, speech, o) : null,
-      band: planBandEdge(n, sampleRate, speech),
-    };
-  });
-  const needs = planned.filter((s) => s.syllables.voicing || (s.pitch && s.pitch.starts.length) || s.band);
-  if (needs.length) secondPass(source, n, needs);
-
-  const blocks = planned.map((s, i): AcousticsBlock => {
-    const syllables = finishSyllables(s.syllables, s.voicingYin ? s.voicingYin.aperiodicity : null);
-    let pitch: PitchStats = { ...NULL_PITCH };
-    if (s.pitch) pitch = s.pitchYin ? finishPitch(s.pitch, s.pitchYin.period, s.pitchYin.aperiodicity, o) : finishPitch(s.pitch, new Float32Array(0), new Float32Array(0), o);
-    const edgeHz = s.band && s.spectrum ? bandEdgeFromPower(s.spectrum.power64(), sampleRate, s.band.fftSize, o.bandwidthFloorDb) : null;
-    const parts = { frames: n, sampleRate, speech: s.speech, syllables, stats: pass1.signals[i].stats, edgeHz, pitch, minPauseS: o.minPauseS };
-    return assembleAcoustics(pass1.loudness[i], parts, i === 0 ? what.transcript : undefined);
+  // The standards set: one signal after another (the mixdown, with the loudness of all channels; then each channel alone).
+  const mainSignal: SignalOf = channels === 1 || o.mixdown === "first" ? { mean: false, channel: 0 } : { mean: true };
+  const signals: SignalOf[] = [mainSignal, ...(perChannel ? all.map((c) => ({ mean: false, channel: c }) as SignalOf) : [])];
+  let frames: number | null = null;
+  let readings = 0;
+  const checkLength = (read: number): number => {
+    readings++;
+    if (frames === null) frames = read;
+    else if (read !== frames) throw new RangeError(`the source gave ${read} frames on its ${ordinal(readings)} reading, ${frames} on its first`);
+    return read;
+  };
+  // The arrays of one signal's levels and contour, once spent, hold the next signal's (the F0 track's voiced periods and their sorted copy in between).
+  const spent: Spent = { energyBlocks: new EnergyBlockPool() };
+  const blocks = signals.map((of, i) => {
+    const metered = i === 0 ? all : [(of as { channel: number }).channel];
+    const pass1 = firstReading(source, o, of, metered, checkLength, spent);
+    return finishSignal(source, o, of, pass1, checkLength, i === 0 ? what.transcript : undefined, spent);
   });
   return perChannel ? { acoustics: blocks[0], channels: blocks.slice(1) } : { acoustics: blocks[0] };
 }
 
-/** Copy `n` f32 inside the arena (the dsp layer's move, through a view). */
-function moveInArena(arena: Arena, to: number, from: number, n: number): void {
-  if (n > 0) arena.f32(to, n).set(arena.f32(from, n));
+/** A finished signal's arrays of levels and intensity contour, free for the next signal (all signals of a recording have the same length). */
+interface Spent {
+  levels?: Float32Array;
+  intensity?: Float32Array;
+  /** The loudness energies' blocks. */
+  energyBlocks: EnergyBlockPool;
 }
 
-/** Pass 2: YIN and spectrum frames inside speech, for the signals that have any; results land in the Signal2 objects. */
-function secondPass(source: PcmSource, frames: number, signals: Signal2[]): void {
+/** 1st, 2nd, 3rd, … spelled as the error message says them. */
+function ordinal(k: number): string {
+  const words = ["zeroth", "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth"];
+  return k < words.length ? words[k] : `${k}th`;
+}
+
+/**
+ * Loudness meters fed a reading's chunks: every meter reads planar copies of its channels (`metered`
+ * lists the channels copied, each meter a subset of them) cut into exactly LOUDNESS_CHUNK_FRAMES
+ * frames, as measureLoudnessAt cuts the whole programme.
+ */
+class MeterFeed {
+  private readonly buffer: number;
+  private readonly meters: Array<{ meter: LoudnessStreamAt; first: number }>;
+  private buffered = 0;
+
+  constructor(private readonly arena: Arena, sampleRate: number, o: AcousticsOptions, private readonly metered: number[], meters: Array<{ channels: number[] }>, pool?: EnergyBlockPool) {
+    this.buffer = arena.allocF32(LOUDNESS_CHUNK_FRAMES * metered.length);
+    this.meters = meters.map((m) => {
+      const first = metered.indexOf(m.channels[0]);
+      if (first < 0 || m.channels.some((c, j) => metered[first + j] !== c)) throw new RangeError("a meter's channels must be consecutive among the metered ones");
+      return { meter: new LoudnessStreamAt(arena, m.channels.length, sampleRate, meterOptions(o, m.channels.length), pool), first };
+    });
+  }
+
+  push(chunk: PlanarChunk): void {
+    const { arena, buffer, metered } = this;
+    for (let at = 0; at < chunk.frames;) {
+      const n = Math.min(chunk.frames - at, LOUDNESS_CHUNK_FRAMES - this.buffered);
+      metered.forEach((c, j) => moveInArena(arena, buffer + 4 * (j * LOUDNESS_CHUNK_FRAMES + this.buffered), chunk.channel(c) + 4 * at, n));
+      this.buffered += n;
+      at += n;
+      if (this.buffered === LOUDNESS_CHUNK_FRAMES) this.flush();
+    }
+  }
+
+  private flush(): void {
+    for (const { meter, first } of this.meters) meter.push(this.buffer + 4 * first * LOUDNESS_CHUNK_FRAMES, this.buffered, LOUDNESS_CHUNK_FRAMES);
+    this.buffered = 0;
+  }
+
+  /** The loudness blocks, in the order of the meters. */
+  finish(): LoudnessBlock[] {
+    if (this.buffered > 0) this.flush();
+    return this.meters.map(({ meter }) => {
+      const block = toLoudnessBlock(meter.result());
+      meter.release();
+      return block;
+    });
+  }
+}
+
+/** A signal's first reading: the loudness of the `metered` channels, activity levels, signal stats and the intensity contour. */
+function firstReading(source: PcmSource, o: AcousticsOptions, of: SignalOf, metered: number[], checkLength: (read: number) => number, spent: Spent): Pass1 {
   const { sampleRate } = source;
-  withArena((arena) => {
+  const shape = syllableIntensityShape(o, sampleRate);
+  const clip = clippingCriteria(o, sampleRate);
+  // A source that knows its length lets the per-frame summaries be kept at their exact size (no copy at the end).
+  const expected = source.frames !== null && Number.isInteger(source.frames) && source.frames > 0 ? source.frames : 0;
+  return withArena((arena) => {
+    const feed = new MeterFeed(arena, sampleRate, o, metered, [{ channels: metered }], spent.energyBlocks);
+    const y = arena.alloc(ActivityStream.yBytes(arena));
+    const activity = new ActivityStream(arena, sampleRate, y, expected, spent.levels);
+    const stats = new StatsStream(arena, clip.level, clip.minRun);
+    // With the length known, the contour goes straight to its peak finder (nothing of it is kept); else it is kept whole.
+    const contour = expected > 0 ? new ContourPeaks(o.syllableMinDipDb, arena.k.syllableFrameCount(expected, shape.windowLength, shape.step)) : null;
+    const intensity = new IntensityStream(arena, shape.windowLength, shape.step, shape.beta, STREAM_CHUNK_FRAMES, expected, spent.intensity,
+      contour ? (values) => contour.pushAll(values) : undefined);
+    spent.levels = spent.intensity = undefined;
+    const wanted = of.mean ? metered : [...new Set([...metered, of.channel])];
+    const frames = readPlanarChunks(arena, source, wanted, of.mean, (chunk) => {
+      feed.push(chunk);
+      const ptr = signalPtr(chunk, of);
+      activity.push(ptr, chunk.frames);
+      stats.push(ptr, chunk.frames);
+      intensity.push(ptr, chunk.frames);
+    });
+    checkLength(frames);
+    return { frames, loudness: feed.finish()[0], levels: activity.finish(), stats: stats.finish(), intensity: intensity.finish(), contour };
+  });
+}
+
+/** Speech segments from the levels (a short session), the frames measured inside them (a second reading when there are any), and the signal's block. */
+function finishSignal(source: PcmSource, o: AcousticsOptions, of: SignalOf, pass1: Pass1, checkLength: (read: number) => number, transcript: string | undefined,
+  spent: Spent): AcousticsBlock {
+  const { sampleRate } = source;
+  const n = pass1.frames;
+  const durationS = n / sampleRate;
+  // The levels are spent here (reordered by the peak's selection); their array, and the contour's when it was kept, are reused below and by the next signal.
+  const { levels, intensity } = pass1;
+  pass1.levels = pass1.intensity = new Float32Array(0);
+  const speech = speechSegmentsOfRuns(withArena((arena) => speechRunsOfLevels(arena, levels, speechRunOptions(o))), o, durationS);
+  const syllables = pass1.contour ? planSyllablesFromPeaks(pass1.contour, speech, o, sampleRate) : planSyllables(intensity, speech, o, sampleRate);
+  pass1.contour = null;
+  const s: Signal2 = { of, syllables, pitch: speech.length ? planPitch(n, sampleRate, speech, o) : null, band: planBandEdge(n, sampleRate, speech) };
+  if (s.syllables.voicing || (s.pitch && s.pitch.frames) || s.band) checkLength(secondReading(source, n, s, levels));
+
+  const syllableResult = finishSyllables(s.syllables, s.voicingYin ? s.voicingYin.aperiodicity : null);
+  let pitch: PitchStats = { ...NULL_PITCH };
+  if (s.pitch) pitch = finishPitchVoiced(s.pitch, s.voicedPeriods ? s.voicedPeriods.parts() : []);
+  s.voicedPeriods = undefined;
+  spent.levels = levels;
+  if (intensity.length) spent.intensity = intensity;
+  const edgeHz = s.band && s.spectrum ? bandEdgeFromPower(s.spectrum.power64(), sampleRate, s.band.fftSize, o.bandwidthFloorDb) : null;
+  const parts = { frames: n, sampleRate, speech, syllables: syllableResult, stats: pass1.stats, edgeHz, pitch, minPauseS: o.minPauseS };
+  return assembleAcoustics(pass1.loudness, parts, transcript);
+}
+
+/** Copy `n` f32 inside the arena (the dsp layer's move; the regions never overlap here). */
+function moveInArena(arena: Arena, to: number, from: number, n: number): void {
+  moveInMemory(arena, to, from, n);
+}
+
+/**
+ * A signal's second reading: YIN and spectrum frames inside its speech; results land in `s`. The
+ * F0 track's voiced periods go into `spare` (spent levels) when it has room for every frame. Returns the frames read.
+ */
+function secondReading(source: PcmSource, frames: number, s: Signal2, spare: Float32Array): number {
+  const { sampleRate } = source;
+  return withArena((arena) => {
     const block = arena.k.yinDecimateBlockLength();
-    const perSignal = signals.map((s) => {
-      const consumers: Array<(ptr: number, n: number) => void> = [];
-      // One decimator per distinct (cutoff, factor): the syllable check and the F0 track share it when they agree.
-      const decimators = new Map<string, { stream: DecimateStream; sinks: YinStream[] }>();
-      const yinOn = (cutoffHz: number, factor: number, starts: Int32Array, window: number, tauMin: number, tauMax: number, threshold: number): YinStream => {
-        const key = `${cutoffHz}/${factor}`;
-        let d = decimators.get(key);
-        if (!d) {
-          const sinks: YinStream[] = [];
-          d = { stream: new DecimateStream(arena, sampleRate, cutoffHz, factor, (ptr, n) => { for (const y of sinks) y.push(ptr, n); }), sinks };
-          decimators.set(key, d);
-        }
-        const yin = new YinStream(arena, starts, window, tauMin, tauMax, threshold, Math.ceil(frames / factor), Math.ceil(block / factor) + 1);
-        d.sinks.push(yin);
-        return yin;
-      };
-      const v = s.syllables.voicing;
-      if (v) s.voicingYin = yinOn(v.cutoffHz, v.factor, v.starts, v.window, v.tauMin, v.tauMax, v.threshold);
-      const p = s.pitch;
-      if (p && p.starts.length) s.pitchYin = yinOn(p.cutoffHz, p.factor, p.starts, p.window, p.tauMin, p.tauMax, p.threshold);
-      if (s.band) s.spectrum = new SpectrumStream(arena, s.band.starts, s.band.fftSize, frames, STREAM_CHUNK_FRAMES);
-      for (const d of decimators.values()) consumers.push((ptr, n) => d.stream.push(ptr, n));
-      const spectrum = s.spectrum;
-      if (spectrum) consumers.push((ptr, n) => spectrum.push(ptr, n));
-      return { consumers, finish: () => { for (const d of decimators.values()) d.stream.finish(); } };
+    const consumers: Array<(ptr: number, n: number) => void> = [];
+    // One decimator per distinct (cutoff, factor): the syllable check and the F0 track share it when they agree.
+    const decimators = new Map<string, { stream: DecimateStream; sinks: Array<{ push(ptr: number, n: number): void }> }>();
+    const decimated = (cutoffHz: number, factor: number) => {
+      const key = `${cutoffHz}/${factor}`;
+      let d = decimators.get(key);
+      if (!d) {
+        const sinks: Array<{ push(ptr: number, n: number): void }> = [];
+        d = { stream: new DecimateStream(arena, sampleRate, cutoffHz, factor, (ptr, n) => { for (const y of sinks) y.push(ptr, n); }), sinks };
+        decimators.set(key, d);
+      }
+      return { sinks: d.sinks, total: Math.ceil(frames / factor), maxPush: Math.ceil(block / factor) + 1 };
+    };
+    const v = s.syllables.voicing;
+    if (v) {
+      const d = decimated(v.cutoffHz, v.factor);
+      s.voicingYin = new YinStream(arena, v.starts, v.window, v.tauMin, v.tauMax, v.threshold, d.total, d.maxPush);
+      d.sinks.push(s.voicingYin);
+    }
+    const p = s.pitch;
+    if (p && p.frames) {
+      const d = decimated(p.cutoffHz, p.factor);
+      const voiced = (s.voicedPeriods = p.frames <= spare.length ? new F32List(spare.length, spare) : new F32List());
+      d.sinks.push(new YinFrameStream(arena, p.starts(), p.window, p.tauMin, p.tauMax, p.threshold, d.total, d.maxPush, (period, aperiodicity) => {
+        for (let i = 0; i < period.length; i++) if (p.voiced(period[i], aperiodicity[i])) voiced.push(period[i]);
+      }));
+    }
+    if (s.band) s.spectrum = new SpectrumStream(arena, s.band.starts, s.band.fftSize, frames, STREAM_CHUNK_FRAMES);
+    for (const d of decimators.values()) consumers.push((ptr, n) => d.stream.push(ptr, n));
+    const spectrum = s.spectrum;
+    if (spectrum) consumers.push((ptr, n) => spectrum.push(ptr, n));
+    const read = readPlanarChunks(arena, source, s.of.mean ? [0] : [s.of.channel], s.of.mean, (chunk) => {
+      const ptr = signalPtr(chunk, s.of);
+      for (const consume of consumers) consume(ptr, chunk.frames);
     });
-    const wanted = [...new Set(signals.flatMap((s) => (s.of.mean ? [] : [s.of.channel])))];
-    const needMean = signals.some((s) => s.of.mean);
-    const read = readPlanarChunks(arena, source, wanted.length ? wanted : [0], needMean, (chunk) => {
-      signals.forEach((s, i) => {
-        const ptr = signalPtr(chunk, s.of);
-        for (const consume of perSignal[i].consumers) consume(ptr, chunk.frames);
-      });
-    });
-    if (read !== frames) throw new RangeError(`the source gave ${read} frames on its second reading, ${frames} on its first`);
-    for (const s of perSignal) s.finish();
+    for (const d of decimators.values()) d.stream.finish();
+    return read;
   });
 }

@@ -6,7 +6,7 @@ import type { ChannelKernels } from "../dsp/channel-kernels.js";
 import { mergeSegments, insideSegments, totalDuration, type Segment } from "./acoustics-activity.js";
 import type { AcousticsOptions } from "./acoustics-options.js";
 import { pitchCutoffHz, pitchDecimation } from "./acoustics-pitch.js";
-import { percentile } from "./percentile.js";
+import { F32List } from "../dsp/channel-stream.js";
 
 /** Praat's intensity window is 3.2 / pitch floor and its time step 0.8 / pitch floor. */
 const WINDOW_PERIODS = 3.2;
@@ -79,21 +79,149 @@ export interface SyllablePlan {
   voicing: SyllableVoicingPlan | null;
 }
 
-/** Candidates from the intensity contour of a channel of `sampleRate` Hz and its VAD segments `speech`. */
+/**
+ * Candidates from the intensity contour of a channel of `sampleRate` Hz and its VAD segments
+ * `speech` (the contour is only read).
+ */
 export function planSyllables(intensity: Float32Array, speech: Segment[], o: AcousticsOptions, sampleRate: number): SyllablePlan {
+  const peaks = new ContourPeaks(o.syllableMinDipDb, intensity.length);
+  peaks.pushAll(intensity);
+  return planSyllablesFromPeaks(peaks, speech, o, sampleRate);
+}
+
+/**
+ * What the syllable plan needs of an intensity contour, gathered value by value so the contour
+ * need not be held: the dip-peak-dip peaks (findDipPeakDip) with their levels and parabolically
+ * refined positions, the minimum, and the largest values down to the 99th percentile's lower rank
+ * (a min-heap of about 1 % of the values) — which needs the contour's length in advance
+ * (`expectedCount`); with 0 every value is kept.
+ */
+export class ContourPeaks {
+  count = 0;
+  private min = Infinity;
+  private readonly peakLevels: number[] = [];
+  private readonly peakPositions: number[] = [];
+  // Dip-peak-dip state, as in findDipPeakDip, plus the neighbours of the current high for the refinement.
+  private lookingForPeak = false;
+  private low = Infinity;
+  private high = -Infinity;
+  private highAt = -1;
+  private beforeHigh = NaN;
+  private afterHigh = NaN;
+  private previous = NaN;
+  // The top values: a min-heap of `capacity` values (capacity 0: every value, in `all`).
+  private readonly heap: Float32Array;
+  private heapSize = 0;
+  private readonly all: F32List | null;
+
+  constructor(private readonly minDipDb: number, private readonly expectedCount: number) {
+    const capacity = expectedCount > 0 ? expectedCount - Math.floor(((expectedCount - 1) * 99) / 100) : 0;
+    this.heap = new Float32Array(capacity);
+    this.all = capacity > 0 ? null : new F32List();
+  }
+
+  pushAll(values: Float32Array): void {
+    const minDip = this.minDipDb;
+    for (let j = 0; j < values.length; j++) {
+      const v = values[j];
+      const i = this.count++;
+      if (v < this.min) this.min = v;
+      if (i === this.highAt + 1) this.afterHigh = v;
+      if (this.lookingForPeak) {
+        if (v > this.high) { this.high = v; this.highAt = i; this.beforeHigh = this.previous; }
+        if (v < this.high - minDip) { this.addPeak(); this.lookingForPeak = false; this.low = v; }
+      } else {
+        if (v < this.low) this.low = v;
+        if (v > this.low + minDip) { this.lookingForPeak = true; this.high = v; this.highAt = i; this.beforeHigh = this.previous; }
+      }
+      this.previous = v;
+      this.keepTop(v);
+    }
+    if (this.all) this.all.pushAll(values);
+  }
+
+  /** The confirmed peak at highAt (never the first or last value: a value before rose to it, one after fell from it), refined as refinePeak does. */
+  private addPeak(): void {
+    const a = this.beforeHigh, b = this.high, c = this.afterHigh, i = this.highAt;
+    const curvature = a - 2 * b + c;
+    this.peakLevels.push(b);
+    this.peakPositions.push(curvature < 0 ? i + (0.5 * (a - c)) / curvature : i);
+  }
+
+  private keepTop(v: number): void {
+    const heap = this.heap;
+    if (heap.length === 0) return;
+    if (this.heapSize < heap.length) {
+      let at = this.heapSize++;
+      while (at > 0) {
+        const parent = (at - 1) >> 1;
+        if (!(heap[parent] > v)) break;
+        heap[at] = heap[parent];
+        at = parent;
+      }
+      heap[at] = v;
+    } else if (v > heap[0]) {
+      const n = heap.length;
+      let at = 0;
+      for (;;) {
+        const l = 2 * at + 1;
+        if (l >= n) break;
+        const child = l + 1 < n && heap[l + 1] < heap[l] ? l + 1 : l;
+        if (!(heap[child] < v)) break;
+        heap[at] = heap[child];
+        at = child;
+      }
+      heap[at] = v;
+    }
+  }
+
+  /** The peaks (levels and refined fractional positions, in order). */
+  peaks(): { levels: readonly number[]; positions: readonly number[] } {
+    return { levels: this.peakLevels, positions: this.peakPositions };
+  }
+
+  /** max(P99 − `belowPeakDb`, minimum) of the values, P99 as percentile() gives it on an ascending copy (the same order statistics and arithmetic). */
+  threshold(belowPeakDb: number): number {
+    const n = this.count;
+    const r = ((n - 1) * 99) / 100;
+    const lo = Math.floor(r), hi = Math.ceil(r);
+    let low: number, high: number;
+    if (this.all) {
+      const values = this.all.toArray();
+      low = selectInPlace(values, lo);
+      high = low;
+      if (hi > lo) {
+        high = Infinity;
+        for (let i = lo + 1; i < n; i++) if (values[i] < high) high = values[i];
+      }
+    } else {
+      if (n !== this.expectedCount) throw new RangeError(`the intensity contour holds ${n} values, ${this.expectedCount} were expected`);
+      // The heap holds ranks lo … n − 1: its two smallest are ranks lo and lo + 1.
+      const top = this.heap.slice(0, this.heapSize).sort();
+      low = top[0];
+      high = hi > lo ? top[1] : low;
+    }
+    return Math.max(low + (r - lo) * (high - low) - belowPeakDb, this.min);
+  }
+}
+
+/** The syllable plan from the peaks of a channel's whole intensity contour (ContourPeaks fed every value). */
+export function planSyllablesFromPeaks(contour: ContourPeaks, speech: Segment[], o: AcousticsOptions, sampleRate: number): SyllablePlan {
   const sounding = mergeSegments(speech, o.syllableMinPauseS);
   const phonationTimeS = totalDuration(sounding);
   const fs = sampleRate;
   const { windowLength, step } = syllableIntensityShape(o, fs);
   const none: SyllablePlan = { phonationTimeS, candidates: [], voicing: null };
-  if (intensity.length < 3 || sounding.length === 0) return none;
-  const sorted = intensity.slice().sort();
-  const threshold = Math.max(percentile(sorted, 99)! - o.syllableThresholdBelowPeakDb, sorted[0]);
+  if (contour.count < 3 || sounding.length === 0) return none;
   const frameTime = (f: number) => (f * step + windowLength / 2) / fs;
-  const candidates = findDipPeakDip(intensity, o.syllableMinDipDb)
-    .filter((i) => intensity[i] > threshold)
-    .map((i) => frameTime(refinePeak(intensity, i)))
-    .filter((t) => insideSegments(sounding, t));
+  const { levels, positions } = contour.peaks();
+  const threshold = contour.threshold(o.syllableThresholdBelowPeakDb);
+  const candidates: number[] = [];
+  for (let p = 0; p < levels.length; p++) {
+    if (!(levels[p] > threshold)) continue;
+    const t = frameTime(positions[p]);
+    if (insideSegments(sounding, t)) candidates.push(t);
+  }
   if (!candidates.length) return none;
   // Voicing: YIN over a 40 ms frame centred on each peak, floor/ceiling as Praat's To Pitch (ac).
   const factor = pitchDecimation(fs);
@@ -103,6 +231,30 @@ export function planSyllables(intensity: Float32Array, speech: Segment[], o: Aco
   const tauMax = Math.ceil(rate / o.syllableVoicingFloorHz);
   const starts = Int32Array.from(candidates, (t) => Math.round(t * rate - (window + tauMax) / 2));
   return { phonationTimeS, candidates, voicing: { cutoffHz: pitchCutoffHz(o.syllableVoicingCeilingHz, fs), factor, window, tauMin, tauMax, threshold: o.syllableVoicingThreshold, starts } };
+}
+
+/** The `k`-th smallest of `buffer` (Hoare quickselect, reorders it: everything after position k is ≥ the result). */
+function selectInPlace(buffer: Float32Array, k: number): number {
+  let lo = 0, hi = buffer.length - 1;
+  while (lo < hi) {
+    const pivot = buffer[(lo + hi) >> 1];
+    let i = lo, j = hi;
+    while (i <= j) {
+      while (buffer[i] < pivot) i++;
+      while (buffer[j] > pivot) j--;
+      if (i <= j) {
+        const t = buffer[i];
+        buffer[i] = buffer[j];
+        buffer[j] = t;
+        i++;
+        j--;
+      }
+    }
+    if (k <= j) hi = j;
+    else if (k >= i) lo = i;
+    else break;
+  }
+  return buffer[k];
 }
 
 /** The nuclei: the candidates whose voicing frame's aperiodicity is at most the threshold. */

@@ -26,8 +26,9 @@ export class F32List {
   private exact: Float32Array | null;
   private readonly blocks: Float32Array[] = [];
   length = 0;
-  constructor(expected = 0) {
-    this.exact = expected > 0 ? new Float32Array(expected) : null;
+  /** `storage`, when it holds exactly `expected` values, is used as the exact array (a caller's spent array reused, not a new one). */
+  constructor(expected = 0, storage?: Float32Array) {
+    this.exact = expected > 0 ? (storage && storage.length === expected ? storage : new Float32Array(expected)) : null;
   }
   pushAll(values: Float32Array): void {
     if (this.exact) {
@@ -55,6 +56,26 @@ export class F32List {
       this.length += take;
     }
   }
+  /** Add one value. */
+  push(value: number): void {
+    if (this.exact && this.length < this.exact.length) {
+      this.exact[this.length++] = value;
+      return;
+    }
+    if (this.exact) this.pushAll(Float32Array.of(value));
+    else {
+      const within = this.length % F32List.BLOCK;
+      if (within === 0) this.blocks.push(new Float32Array(F32List.BLOCK));
+      this.blocks[this.blocks.length - 1][within] = value;
+      this.length++;
+    }
+  }
+  /** Views of the values so far, in order (exactly `length` values in all), without copying them; valid until the next push. */
+  parts(): Float32Array[] {
+    if (this.exact) return [this.exact.subarray(0, this.length)];
+    const size = F32List.BLOCK;
+    return this.blocks.map((b, i) => b.subarray(0, Math.min(size, this.length - i * size)));
+  }
   /** The values so far (exactly `length` values); the list is emptied, its storage handed over or freed as it is copied. */
   toArray(): Float32Array {
     if (this.exact) {
@@ -75,9 +96,17 @@ export class F32List {
   }
 }
 
-/** The whole of WebAssembly memory as f32 (re-made when memory grew). */
+/** The whole of WebAssembly memory as f32: one view, re-made only when memory grew (a view per move left ~10⁶ objects per reading of a long recording to the collector). */
+let memView: Float32Array | null = null;
 function memF32(arena: Arena): Float32Array {
-  return new Float32Array(arena.k.memory.buffer);
+  const buffer = arena.k.memory.buffer;
+  if (!memView || memView.buffer !== buffer) memView = new Float32Array(buffer);
+  return memView;
+}
+
+/** Copy `n` f32 from `from` to `to` in WebAssembly memory (regions may overlap; the dsp layer's move, without a view per call). */
+export function moveInMemory(arena: Arena, to: number, from: number, n: number): void {
+  moveF32(arena, to, from, n);
 }
 
 /** Copy `n` f32 from `from` to `to` inside the arena (regions may overlap). */
@@ -159,11 +188,12 @@ export class ActivityStream {
 
   /**
    * `y` is a shared region of activityStreamBlockLength() f64 (16-byte aligned) the filter writes into;
-   * `expectedFrames`, when the signal's length is known, the samples to come (the levels are then kept in one array of the exact length).
+   * `expectedFrames`, when the signal's length is known, the samples to come (the levels are then kept in one array of the exact length:
+   * `storage` when it has that length, e.g. the spent levels of another signal of the same recording).
    */
-  constructor(private readonly arena: Arena, readonly sampleRate: number, private readonly y: number, expectedFrames = 0) {
+  constructor(private readonly arena: Arena, readonly sampleRate: number, private readonly y: number, expectedFrames = 0, storage?: Float32Array) {
     const k = arena.k;
-    this.levels = new F32List(expectedFrames > 0 ? k.activityFrameCount(expectedFrames, sampleRate) : 0);
+    this.levels = new F32List(expectedFrames > 0 ? k.activityFrameCount(expectedFrames, sampleRate) : 0, storage);
     this.state = arena.alloc(k.activityStreamStateSize());
     checkStatus(k.activityStreamInit(this.state, sampleRate), "activityStreamInit");
     this.block = k.activityStreamBlockLength();
@@ -346,10 +376,14 @@ export class IntensityStream {
   private next = 0;
   private readonly values: F32List;
 
-  /** `expectedFrames`, when the signal's length is known: the samples to come (the contour is then kept in one array of the exact length). */
-  constructor(private readonly arena: Arena, private readonly windowLength: number, private readonly step: number, beta: number, maxPush = STREAM_CHUNK_FRAMES, expectedFrames = 0) {
+  /**
+   * `expectedFrames`, when the signal's length is known: the samples to come (the contour is then kept in one array of the exact length, `storage` when it has that length).
+   * `sink`, when given, gets the contour's values batch by batch (a view valid during the call) instead: nothing is kept.
+   */
+  constructor(private readonly arena: Arena, private readonly windowLength: number, private readonly step: number, beta: number, maxPush = STREAM_CHUNK_FRAMES, expectedFrames = 0,
+    storage?: Float32Array, private readonly sink?: (values: Float32Array) => void) {
     const k = arena.k;
-    this.values = new F32List(expectedFrames > 0 ? k.syllableFrameCount(expectedFrames, windowLength, step) : 0);
+    this.values = new F32List(!sink && expectedFrames > 0 ? k.syllableFrameCount(expectedFrames, windowLength, step) : 0, storage);
     this.window = arena.allocF32(windowLength);
     checkStatus(k.syllableKaiserWindow(this.window, windowLength, beta), "syllableKaiserWindow");
     this.capacity = windowLength + Math.max(step, maxPush);
@@ -380,7 +414,9 @@ export class IntensityStream {
         const count = Math.min(last - this.next + 1, this.outCapacity);
         const from = this.next * step - this.base;
         const written = checkStatus(this.arena.k.syllableIntensity(this.buffer + 4 * from, (count - 1) * step + length, this.window, length, step, this.out), "syllableIntensity");
-        this.values.pushAll(this.arena.f32(this.out, written));
+        const values = this.arena.f32(this.out, written);
+        if (this.sink) this.sink(values);
+        else this.values.pushAll(values);
         this.next += count;
       }
       const drop = Math.min(this.buffered, this.next * step - this.base);
@@ -390,7 +426,7 @@ export class IntensityStream {
     }
   }
 
-  /** The contour of everything pushed. */
+  /** The contour of everything pushed (empty when a sink took it). */
   finish(): Float32Array {
     return this.values.toArray();
   }
@@ -440,49 +476,99 @@ export class DecimateStream {
 }
 
 /**
+ * Frame starts read one after another: the frames that fit (`start` ≥ 0 and `start` + `span` ≤ the
+ * signal's length), in order of start, each with its index in the caller's list.
+ */
+interface StartCursor {
+  /** No frame left. */
+  done: boolean;
+  /** The current frame's start and index (valid while not done). */
+  start: number;
+  index: number;
+  advance(): void;
+}
+
+/** The frames of `starts` that fit, in order of start (then index): a typed array of indices only when the starts are not ascending already. */
+function arrayCursor(starts: Int32Array, span: number, total: number): StartCursor {
+  const fits = (x: number) => x >= 0 && x + span <= total;
+  let count = 0;
+  let sorted = true;
+  for (let i = 0, previous = -Infinity; i < starts.length; i++) {
+    if (!fits(starts[i])) continue;
+    if (starts[i] < previous) sorted = false;
+    previous = starts[i];
+    count++;
+  }
+  let order: Int32Array | null = null;
+  if (!(sorted && count === starts.length)) {
+    order = new Int32Array(count);
+    for (let i = 0, j = 0; i < starts.length; i++) if (fits(starts[i])) order[j++] = i;
+    if (!sorted) order.sort((a, b) => starts[a] - starts[b] || a - b);
+  }
+  const cursor: StartCursor = {
+    done: false, start: 0, index: 0,
+    advance() { next++; set(); },
+  };
+  let next = 0;
+  const set = () => {
+    cursor.done = next >= count;
+    if (!cursor.done) {
+      cursor.index = order ? order[next] : next;
+      cursor.start = starts[cursor.index];
+    }
+  };
+  set();
+  return cursor;
+}
+
+/** Frame starts made one after another: `next()` gives the next start (ascending), or undefined after the last. */
+export interface FrameStartSource {
+  next(): number | undefined;
+}
+
+/** Frames whose starts come from a FrameStartSource in ascending order (the caller's guarantee, checked); those that do not fit are passed over. */
+function sourceCursor(starts: FrameStartSource, span: number, total: number): StartCursor {
+  let index = -1;
+  let previous = -Infinity;
+  const cursor: StartCursor = {
+    done: false, start: 0, index: 0,
+    advance() {
+      for (;;) {
+        const start = starts.next();
+        if (start === undefined) { cursor.done = true; return; }
+        index++;
+        if (!(start >= previous)) throw new RangeError("frame starts from a FrameStartSource must be ascending");
+        previous = start;
+        if (start >= 0 && start + span <= total) { cursor.start = start; cursor.index = index; return; }
+      }
+    },
+  };
+  cursor.advance();
+  return cursor;
+}
+
+/**
  * Frames of `span` samples at given starts of a signal fed in chunks, handed to `evaluate` in batches
  * as soon as they are whole in a sliding buffer: `evaluate(buffer, buffered, starts, count, frames)`
  * gets the buffer (f32), the starts relative to it (i32 in the arena) and the indices of the frames
  * in the caller's list. Frames that do not fit in the signal (`start` < 0 or past `total` − `span`)
- * are never evaluated. Holds one frame plus one push.
+ * are never evaluated. Holds one frame plus one push. The starts are a typed array (any order), or
+ * a FrameStartSource of ascending starts (then none are held: the F0 track's frames are made as they are needed).
  */
 export class FrameWindows {
-  /** Frame indices in order of start, or null when that is 0, 1, 2, … (then `which` is filled per batch). */
-  private readonly order: Int32Array | null;
-  private readonly count: number;
-  private readonly which: Int32Array | null;
+  private readonly cursor: StartCursor;
+  private readonly which: Int32Array;
   private readonly buffer: number;
   private readonly capacity: number;
   private readonly startsAt: number;
   private base = 0;
   private buffered = 0;
-  private next = 0;
 
-  constructor(private readonly arena: Arena, private readonly starts: Int32Array, private readonly span: number, total: number,
+  constructor(private readonly arena: Arena, starts: Int32Array | FrameStartSource, private readonly span: number, total: number,
     private readonly evaluate: (buffer: number, buffered: number, starts: number, count: number, frames: Int32Array) => void,
     maxPush: number, private readonly batch = 4096) {
-    // The frames that fit, in order of start (then index): a typed array, sorted only when the starts
-    // are not ascending already; none at all (identity) when every frame fits in ascending order.
-    let count = 0;
-    let sorted = true;
-    for (let i = 0, previous = -Infinity; i < starts.length; i++) {
-      if (!(starts[i] >= 0 && starts[i] + span <= total)) continue;
-      if (starts[i] < previous) sorted = false;
-      previous = starts[i];
-      count++;
-    }
-    if (sorted && count === starts.length) {
-      this.order = null;
-      this.count = count;
-      this.which = new Int32Array(batch);
-    } else {
-      const order = new Int32Array(count);
-      for (let i = 0, j = 0; i < starts.length; i++) if (starts[i] >= 0 && starts[i] + span <= total) order[j++] = i;
-      if (!sorted) order.sort((a, b) => starts[a] - starts[b] || a - b);
-      this.order = order;
-      this.count = count;
-      this.which = null;
-    }
+    this.cursor = starts instanceof Int32Array ? arrayCursor(starts, span, total) : sourceCursor(starts, span, total);
+    this.which = new Int32Array(batch);
     this.capacity = span + maxPush;
     this.buffer = arena.allocF32(this.capacity);
     this.startsAt = arena.allocI32(batch);
@@ -490,16 +576,15 @@ export class FrameWindows {
 
   /** Whether every frame has been evaluated. */
   get done(): boolean {
-    return this.next >= this.count;
+    return this.cursor.done;
   }
 
   /** Add `n` f32 samples at arena pointer `ptr` (the signal's next samples). */
   push(ptr: number, n: number): void {
-    const { order, starts, span } = this;
-    const at = (i: number): number => (order ? order[i] : i);
+    const { cursor, span } = this;
     for (let off = 0; off < n;) {
-      if (this.done) { this.base += n - off; return; }
-      const wanted = starts[at(this.next)];
+      if (cursor.done) { this.base += n - off; return; }
+      const wanted = cursor.start;
       if (this.buffered === 0 && wanted > this.base) {
         const skip = Math.min(n - off, wanted - this.base);
         this.base += skip;
@@ -511,23 +596,17 @@ export class FrameWindows {
       this.buffered += take;
       off += take;
       const end = this.base + this.buffered;
-      while (!this.done && starts[at(this.next)] + span <= end) {
+      while (!cursor.done && cursor.start + span <= end) {
         let count = 0;
         const relative = this.arena.i32(this.startsAt, this.batch);
-        const first = this.next;
-        while (count < this.batch && this.next < this.count && starts[at(this.next)] + span <= end) {
-          relative[count++] = starts[at(this.next)] - this.base;
-          this.next++;
+        while (count < this.batch && !cursor.done && cursor.start + span <= end) {
+          relative[count] = cursor.start - this.base;
+          this.which[count++] = cursor.index;
+          cursor.advance();
         }
-        let which: Int32Array;
-        if (order) which = order.subarray(first, first + count);
-        else {
-          which = this.which!.subarray(0, count);
-          for (let i = 0; i < count; i++) which[i] = first + i;
-        }
-        this.evaluate(this.buffer, this.buffered, this.startsAt, count, which);
+        this.evaluate(this.buffer, this.buffered, this.startsAt, count, this.which.subarray(0, count));
       }
-      const keepFrom = this.done ? this.base + this.buffered : Math.max(this.base, starts[at(this.next)]);
+      const keepFrom = cursor.done ? this.base + this.buffered : Math.max(this.base, cursor.start);
       const drop = Math.min(this.buffered, keepFrom - this.base);
       moveF32(this.arena, this.buffer, this.buffer + 4 * drop, this.buffered - drop);
       this.base += drop;
@@ -536,29 +615,52 @@ export class FrameWindows {
   }
 }
 
-/** YIN (yinFrames) on frames of a decimated signal fed in chunks: period and aperiodicity per frame, as ChannelKernels.yin gives them on the whole signal. */
-export class YinStream {
-  readonly period: Float32Array;
-  readonly aperiodicity: Float32Array;
+/**
+ * YIN (yinFrames) on frames of a decimated signal fed in chunks, handed batch by batch to `sink`
+ * (period and aperiodicity of each evaluated frame, and its index in the caller's list; the views
+ * are valid during the call only), with the arithmetic of ChannelKernels.yin on the whole signal.
+ * Frames that do not fit in the signal are not evaluated (ChannelKernels.yin gives them period 0 and
+ * aperiodicity 1).
+ */
+export class YinFrameStream {
   private readonly frames: FrameWindows;
 
-  /** `total` is the decimated signal's length; frames that do not fit keep period 0 and aperiodicity 1. */
-  constructor(arena: Arena, starts: Int32Array, window: number, tauMin: number, tauMax: number, threshold: number, total: number, maxPush: number) {
-    const count = starts.length;
-    this.period = new Float32Array(count);
-    this.aperiodicity = new Float32Array(count).fill(1);
+  /** `total` is the decimated signal's length; `starts` a typed array (any order) or a FrameStartSource of ascending starts. */
+  constructor(arena: Arena, starts: Int32Array | FrameStartSource, window: number, tauMin: number, tauMax: number, threshold: number, total: number, maxPush: number,
+    sink: (period: Float32Array, aperiodicity: Float32Array, frames: Int32Array) => void) {
     const batch = 1024;
     const scratch = arena.allocF64(tauMax + 1);
     const period = arena.allocF32(batch);
     const aperiodicity = arena.allocF32(batch);
     this.frames = new FrameWindows(arena, starts, window + tauMax, total, (buffer, buffered, startsAt, n, which) => {
       checkStatus(arena.k.yinFrames(buffer, buffered, startsAt, n, window, tauMin, tauMax, threshold, scratch, period, aperiodicity), "yinFrames");
-      const p = arena.f32(period, n), a = arena.f32(aperiodicity, n);
-      for (let i = 0; i < n; i++) {
+      sink(arena.f32(period, n), arena.f32(aperiodicity, n), which);
+    }, maxPush, batch);
+  }
+
+  /** Add decimated samples. */
+  push(ptr: number, n: number): void {
+    this.frames.push(ptr, n);
+  }
+}
+
+/** YIN (yinFrames) on frames of a decimated signal fed in chunks: period and aperiodicity per frame, as ChannelKernels.yin gives them on the whole signal. */
+export class YinStream {
+  readonly period: Float32Array;
+  readonly aperiodicity: Float32Array;
+  private readonly frames: YinFrameStream;
+
+  /** `total` is the decimated signal's length; frames that do not fit keep period 0 and aperiodicity 1. */
+  constructor(arena: Arena, starts: Int32Array, window: number, tauMin: number, tauMax: number, threshold: number, total: number, maxPush: number) {
+    const count = starts.length;
+    this.period = new Float32Array(count);
+    this.aperiodicity = new Float32Array(count).fill(1);
+    this.frames = new YinFrameStream(arena, starts, window, tauMin, tauMax, threshold, total, maxPush, (p, a, which) => {
+      for (let i = 0; i < which.length; i++) {
         this.period[which[i]] = p[i];
         this.aperiodicity[which[i]] = a[i];
       }
-    }, maxPush, batch);
+    });
   }
 
   /** Add decimated samples. */

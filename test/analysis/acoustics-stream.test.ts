@@ -137,13 +137,35 @@ describe("measureStandardsStream ≡ the whole-clip standards set", () => {
     }
   });
 
-  it("reads the source at most twice, once for the loudness set", () => {
+  it("a source that does not know its length (the contour is then kept whole): the same blocks", () => {
+    let seed = 41;
+    for (const channels of [1, 2]) {
+      const audio = speechLikeAudio(6, 16000, channels, seed++, { noise: 0.003 });
+      const o = resolveAcousticsOptions();
+      const expected = wholeClip(audio, o, "standards", true);
+      const unknown: PcmSource = { ...memoryPcmSource(audio, randomChunkSizes(seed++, 30000)), frames: null };
+      const actual = measureStandardsStream(unknown, o, { set: "standards", perChannel: true });
+      expect(JSON.stringify(actual)).toBe(JSON.stringify(expected));
+      expect((expected.acoustics as AcousticsBlock).syllables_per_s).toBeGreaterThan(0);
+    }
+  });
+
+  it("reads the source at most twice per signal measured (mixdown, then each channel), once for the loudness set", () => {
     const audio = speechLikeAudio(3, 16000, 2, 11);
     let reads = 0;
     const counted = (s: PcmSource): PcmSource => ({ ...s, chunks: (max?: number): Iterable<PcmChunk> => { reads++; return s.chunks(max); } });
     const o = resolveAcousticsOptions();
+    // Stereo per channel: three signals (the mixdown and each channel), each with speech, so two readings each.
     measureStandardsStream(counted(memoryPcmSource(audio, 4096)), o, { set: "standards", perChannel: true });
+    expect(reads).toBe(6);
+    reads = 0;
+    measureStandardsStream(counted(memoryPcmSource(audio, 4096)), o, { set: "standards", perChannel: false });
     expect(reads).toBe(2);
+    reads = 0;
+    // A signal without speech has no frames to measure inside it: one reading.
+    const silent = { ...audio, channels: 1, frames: audio.frames, samples: new Int16Array(audio.frames) };
+    measureStandardsStream(counted(memoryPcmSource(silent, 4096)), o, { set: "standards", perChannel: true });
+    expect(reads).toBe(1);
     reads = 0;
     measureStandardsStream(counted(memoryPcmSource(audio, 4096)), o, { set: "loudness", perChannel: true });
     expect(reads).toBe(1);
