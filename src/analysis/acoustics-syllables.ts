@@ -6,7 +6,7 @@ import type { ChannelKernels } from "../dsp/channel-kernels.js";
 import { mergeSegments, insideSegments, totalDuration, type Segment } from "./acoustics-activity.js";
 import type { AcousticsOptions } from "./acoustics-options.js";
 import { pitchCutoffHz, pitchDecimation } from "./acoustics-pitch.js";
-import { F32List } from "../dsp/channel-stream.js";
+import { F32List, selectInPlaceF32 } from "../dsp/channel-stream.js";
 
 /** Praat's intensity window is 3.2 / pitch floor and its time step 0.8 / pitch floor. */
 const WINDOW_PERIODS = 3.2;
@@ -188,7 +188,7 @@ export class ContourPeaks {
     let low: number, high: number;
     if (this.all) {
       const values = this.all.toArray();
-      low = selectInPlace(values, lo);
+      low = selectInPlaceF32(values, lo);
       high = low;
       if (hi > lo) {
         high = Infinity;
@@ -231,30 +231,6 @@ export function planSyllablesFromPeaks(contour: ContourPeaks, speech: Segment[],
   const tauMax = Math.ceil(rate / o.syllableVoicingFloorHz);
   const starts = Int32Array.from(candidates, (t) => Math.round(t * rate - (window + tauMax) / 2));
   return { phonationTimeS, candidates, voicing: { cutoffHz: pitchCutoffHz(o.syllableVoicingCeilingHz, fs), factor, window, tauMin, tauMax, threshold: o.syllableVoicingThreshold, starts } };
-}
-
-/** The `k`-th smallest of `buffer` (Hoare quickselect, reorders it: everything after position k is ≥ the result). */
-function selectInPlace(buffer: Float32Array, k: number): number {
-  let lo = 0, hi = buffer.length - 1;
-  while (lo < hi) {
-    const pivot = buffer[(lo + hi) >> 1];
-    let i = lo, j = hi;
-    while (i <= j) {
-      while (buffer[i] < pivot) i++;
-      while (buffer[j] > pivot) j--;
-      if (i <= j) {
-        const t = buffer[i];
-        buffer[i] = buffer[j];
-        buffer[j] = t;
-        i++;
-        j--;
-      }
-    }
-    if (k <= j) hi = j;
-    else if (k >= i) lo = i;
-    else break;
-  }
-  return buffer[k];
 }
 
 /** The nuclei: the candidates whose voicing frame's aperiodicity is at most the threshold. */

@@ -7,7 +7,7 @@ import { withArena } from "../dsp/wasm.js";
 import { decodeBase64Lenient, decodeBase64Python } from "../model/base64.js";
 import type { CompatMode } from "../model/codec.js";
 import type { ConversationalTestCase, Turn } from "../model/test-case.js";
-import { measureAcoustics, standardsSampleRateProblem, type AcousticsBlock } from "./acoustics.js";
+import { clippingCriteria, measureAcoustics, standardsSampleRateProblem, type AcousticsBlock } from "./acoustics.js";
 import { DEFAULT_ACOUSTICS_OPTIONS, type AcousticsOptions } from "./acoustics-options.js";
 import { measureStandardsStream } from "./acoustics-stream.js";
 import { measureIntegrity, type IntegrityBlock, type IntegrityOptions } from "./integrity.js";
@@ -170,24 +170,21 @@ export class CallAnalysis {
       const planar = clip.planar();
       const block = measureAcoustics(planar, standardsOptions, turn.content);
       if (!profiled) return { measurements: parity, standards: block, integrity: undefined };
-      const clipping = {
-        level: Math.pow(10, standardsOptions.clipLevelDbfs / 20),
-        minRun: planar.sampleRate <= 8000 ? standardsOptions.clipMinRunNarrowbandSamples : standardsOptions.clipMinRunSamples,
-        bandwidthFloorDb: standardsOptions.bandwidthFloorDb,
-      };
+      const clipping = integrityClipping(standardsOptions, planar.sampleRate);
       return { measurements: parity, standards: block, integrity: measureIntegrity(planar.mixdown(standardsOptions.mixdown), block.speech_segments, this.integrity!, clipping) };
     });
-    const analysis: ClipAnalysis = {
-      measurements,
-      errorDetail: undefined,
-      timelineDuration: this.compat === "deepeval" ? compatWavDuration(bytes) ?? metadataDuration : decoded.frames / decoded.sampleRate,
-      acoustics: this.acoustics ? standards : undefined,
-    };
+    const timelineDuration = this.compat === "deepeval" ? compatWavDuration(bytes) ?? metadataDuration : decoded.frames / decoded.sampleRate;
+    return this.measured(measurements, timelineDuration, standards, integrity, rateProblem ? `${name}: ${rateProblem}` : undefined);
+  }
+
+  /** The ClipAnalysis of a clip that decoded: `acoustics` when asked for, the standards set and integrity block of a profiled clip. */
+  private measured(measurements: ClipMeasurements, timelineDuration: number | null, standards: AcousticsBlock | undefined, integrity: IntegrityBlock | undefined, acousticsError: string | undefined): ClipAnalysis {
+    const analysis: ClipAnalysis = { measurements, errorDetail: undefined, timelineDuration, acoustics: this.acoustics ? standards : undefined };
     if (standards && integrity) {
       analysis.standards = standards;
       analysis.integrity = integrity;
     }
-    if (rateProblem) analysis.acousticsError = `${name}: ${rateProblem}`;
+    if (acousticsError) analysis.acousticsError = acousticsError;
     return analysis;
   }
 
@@ -235,26 +232,12 @@ export class CallAnalysis {
       if (!rateProblem && standardsOptions) {
         standards = measureStandardsStream(source, standardsOptions, { set: "standards", perChannel: false, transcript: turn.content }).acoustics as AcousticsBlock;
         if (profiled) {
-          const clipping = {
-            level: Math.pow(10, standardsOptions.clipLevelDbfs / 20),
-            minRun: source.sampleRate <= 8000 ? standardsOptions.clipMinRunNarrowbandSamples : standardsOptions.clipMinRunSamples,
-            bandwidthFloorDb: standardsOptions.bandwidthFloorDb,
-          };
+          const clipping = integrityClipping(standardsOptions, source.sampleRate);
           integrity = measureIntegrityStream(source, standards.speech_segments, this.integrity!, clipping, standardsOptions.mixdown);
         }
       }
-      const analysis: ClipAnalysis = {
-        measurements,
-        errorDetail: undefined,
-        timelineDuration: this.compat === "deepeval" ? compatWavDurationAt(path) ?? metadataDuration : source.frames / source.sampleRate,
-        acoustics: this.acoustics ? standards : undefined,
-      };
-      if (standards && integrity) {
-        analysis.standards = standards;
-        analysis.integrity = integrity;
-      }
-      if (rateProblem) analysis.acousticsError = `${name}: ${rateProblem}`;
-      return analysis;
+      const timelineDuration = this.compat === "deepeval" ? compatWavDurationAt(path) ?? metadataDuration : source.frames / source.sampleRate;
+      return this.measured(measurements, timelineDuration, standards, integrity, rateProblem ? `${name}: ${rateProblem}` : undefined);
     } catch (e) {
       if (e instanceof DecodeError) return failed(e);
       throw e;
@@ -271,4 +254,9 @@ function decodeBase64Tolerant(text: string): Uint8Array {
   } catch {
     return decodeBase64Lenient(text);
   }
+}
+
+/** The integrity block's clipping criteria: the standards set's (level, shortest run at `sampleRate`) and its band-edge floor. */
+function integrityClipping(o: AcousticsOptions, sampleRate: number): { level: number; minRun: number; bandwidthFloorDb: number } {
+  return { ...clippingCriteria(o, sampleRate), bandwidthFloorDb: o.bandwidthFloorDb };
 }

@@ -263,15 +263,11 @@ export function speechRunsOfLevels(arena: Arena, levels: Float32Array, options: 
 }
 
 /**
- * The linearly interpolated percentile `p` of `values` (reordered in place): the very steps of the
- * activity kernel's selectPercentile (Hoare quickselect on f32, then the smallest value above
- * position k), so the result is the same f64.
+ * The `k`-th smallest of `buffer`, reordering it in place (Hoare quickselect on f32, the activity
+ * kernel's own steps): afterwards everything after position k is ≥ the result.
  */
-export function percentileInPlaceF32(buffer: Float32Array, p: number): number {
-  const n = buffer.length;
-  const r = ((n - 1) * p) / 100;
-  const k = Math.floor(r);
-  let lo = 0, hi = n - 1;
+export function selectInPlaceF32(buffer: Float32Array, k: number): number {
+  let lo = 0, hi = buffer.length - 1;
   while (lo < hi) {
     const pivot = buffer[(lo + hi) >> 1];
     let i = lo, j = hi;
@@ -290,6 +286,19 @@ export function percentileInPlaceF32(buffer: Float32Array, p: number): number {
     else if (k >= i) lo = i;
     else break;
   }
+  return buffer[k];
+}
+
+/**
+ * The linearly interpolated percentile `p` of `values` (reordered in place): the very steps of the
+ * activity kernel's selectPercentile (Hoare quickselect on f32, then the smallest value above
+ * position k), so the result is the same f64.
+ */
+export function percentileInPlaceF32(buffer: Float32Array, p: number): number {
+  const n = buffer.length;
+  const r = ((n - 1) * p) / 100;
+  const k = Math.floor(r);
+  selectInPlaceF32(buffer, k);
   const low = buffer[k];
   if (r === k) return low;
   let high = Infinity;
