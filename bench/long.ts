@@ -1,7 +1,9 @@
 // Benchmark of long recordings (issue 11): peak RSS and wall time of `analyze` (each --set) and `score` on generated 10-min, 1-h and 4-h recordings; `analyze --set loudness` against ffmpeg's ebur128 filter, whole process against whole process, on a quiet machine and with 8 GB held by another process; a WMA-in-WAV decompression bomb.
 //
 // `npm run bench long` (all sizes) or `npm run bench long -- --quick` (10 minutes only); `--pairs=N`
-// (ebur128 pairs, default 3) and `--hog-gb=N` (memory held by the other process, default 8). The
+// (ebur128 pairs, default 3) and `--hog-gb=N` (memory held by the other process, default 8);
+// `--repeat=N` (runs per measurement, default 1: the median counts), `--durations=600,14400` (seconds),
+// `--sets=standards,all` (analyze sets), `--rss-only` (no ebur128 comparison, no bomb). The
 // recordings are written under the temp folder chunk by chunk (never whole in memory here either)
 // and deleted at the end. Every run is a child process of the built CLI under /usr/bin/time (peak
 // RSS of the process, wall time); a child whose RSS passes --rss-cap-mb=N (default 3000) is stopped
@@ -31,6 +33,20 @@ const LAYOUTS: Layout[] = [
   { rate: 24000, channels: 1 },
   { rate: 48000, channels: 2 },
 ];
+
+/** `--name=a,b,c` as text items, or undefined when absent. */
+function listText(name: string): string[] | undefined {
+  const arg = process.argv.find((a) => a.startsWith(`--${name}=`));
+  return arg ? arg.slice(name.length + 3).split(",").filter(Boolean) : undefined;
+}
+/** `--name=1,2,3` as numbers (each a positive integer), or undefined when absent. */
+function list(name: string): number[] | undefined {
+  const items = listText(name);
+  if (!items) return undefined;
+  const values = items.map(Number);
+  if (!values.length || values.some((v) => !Number.isInteger(v) || v < 1)) throw new Error(`--${name}: expected positive integers separated by commas, got ${items.join(",")}`);
+  return values;
+}
 
 function flag(name: string): boolean {
   return process.argv.includes(`--${name}`);
@@ -173,6 +189,7 @@ function measure(argv: string[], capMb: number): Promise<Measured> {
   });
 }
 
+const durationLabel = (s: number) => (s % 3600 === 0 ? `${s / 3600} h` : `${+(s / 60).toFixed(2)} min`);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const fmt = (m: Measured) => (m.capped ? `stopped: RSS passed the cap` : `${m.rssMb.toFixed(0).padStart(6)} MB ${m.seconds.toFixed(2).padStart(8)} s${m.code ? ` (exit ${m.code})` : ""}`);
 const load = () => loadavg().map((l) => l.toFixed(2)).join(" ");
@@ -190,7 +207,11 @@ function memoryHog(gb: number): Promise<ChildProcess> {
 export async function benchLong(): Promise<void> {
   const quick = flag("quick");
   const capMb = option("rss-cap-mb", 3000);
-  const durations = quick ? [600] : [600, 3600, 14400];
+  const durations = quick ? [600] : list("durations") ?? [600, 3600, 14400];
+  const repeat = Math.max(1, option("repeat", 1));
+  const sets = (listText("sets") ?? [...SETS]) as Array<(typeof SETS)[number]>;
+  const bad = sets.filter((x) => !(SETS as readonly string[]).includes(x));
+  if (bad.length) throw new Error(`--sets: unknown set ${bad.join(", ")} (known: ${SETS.join(", ")})`);
   const dir = mkdtempSync(join(tmpdir(), "vx-bench-long-"));
   const ffmpeg = spawnSync("sh", ["-c", "command -v ffmpeg"], { encoding: "utf8" }).stdout.trim();
   process.stdout.write(`load average at start: ${load()} (2 cores shared: figures are noisy under load)\n`);
@@ -202,7 +223,7 @@ export async function benchLong(): Promise<void> {
         const name = `${seconds / 60}min-${layout.rate / 1000}k-${layout.channels}ch`;
         const wav = join(dir, `${name}.wav`);
         writeLongWav(wav, layout, seconds);
-        const runs: Array<[string, string[]]> = SETS.map((set) => [`analyze --set ${set}`, [process.execPath, CLI, "analyze", "--json", "--set", set, wav]]);
+        const runs: Array<[string, string[]]> = sets.map((set) => [`analyze --set ${set}`, [process.execPath, CLI, "analyze", "--json", "--set", set, wav]]);
         if (layout.channels === 2) {
           runs.push(["score (dual-channel recording)", [process.execPath, CLI, "score", "--workers", "1", wav]]);
         } else {
@@ -223,8 +244,12 @@ export async function benchLong(): Promise<void> {
             byRun.set(label, [...seen, NaN]);
             continue;
           }
-          const m = await measure(argv, capMb);
-          rows.push(`  ${name.padEnd(18)} ${label.padEnd(32)} ${fmt(m)}`);
+          // --repeat=N runs: the median peak RSS and wall time count (RSS varies by several MB from run to run: when V8 collects).
+          const ms: Measured[] = [];
+          for (let r = 0; r < repeat && !ms.some((x) => x.capped); r++) ms.push(await measure(argv, capMb));
+          const m = ms.some((x) => x.capped) ? ms.find((x) => x.capped)! : { ...ms[0], rssMb: median(ms.map((x) => x.rssMb)), seconds: median(ms.map((x) => x.seconds)) };
+          const spread = ms.length > 1 && !m.capped ? ` (median of ${ms.length}: ${ms.map((x) => x.rssMb.toFixed(0)).join(", ")} MB)` : "";
+          rows.push(`  ${name.padEnd(18)} ${label.padEnd(32)} ${fmt(m)}${spread}`);
           process.stdout.write(rows[rows.length - 1] + "\n");
           byRun.set(label, [...(byRun.get(label) ?? []), m.capped ? NaN : m.rssMb]);
         }
@@ -235,11 +260,12 @@ export async function benchLong(): Promise<void> {
           const growth = rss[rss.length - 1] - rss[0];
           // Issue 11's bar: peak RSS under 150 MB at every length, and under 20 MB of growth from 10 min to 4 h.
           const met = rss.every((r) => r < BAR_PEAK_MB) && growth < BAR_GROWTH_MB;
-          process.stdout.write(`  ${layout.rate / 1000} kHz ${layout.channels} ch, ${label}: peak RSS ${rss.map((r) => (Number.isNaN(r) ? "capped" : r.toFixed(0))).join(" → ")} MB, growth 10 min → 4 h ${Number.isNaN(growth) ? "n/a" : growth.toFixed(0) + " MB"} (< ${BAR_PEAK_MB} MB and < ${BAR_GROWTH_MB} MB growth: ${met ? "met" : "NOT met"})\n`);
+          process.stdout.write(`  ${layout.rate / 1000} kHz ${layout.channels} ch, ${label}: peak RSS ${rss.map((r) => (Number.isNaN(r) ? "capped" : r.toFixed(0))).join(" → ")} MB, growth ${durationLabel(durations[0])} → ${durationLabel(durations[durations.length - 1])} ${Number.isNaN(growth) ? "n/a" : growth.toFixed(0) + " MB"} (< ${BAR_PEAK_MB} MB and < ${BAR_GROWTH_MB} MB growth: ${met ? "met" : "NOT met"})\n`);
         }
       }
     }
 
+    if (flag("rss-only")) return;
     if (!ffmpeg) {
       process.stdout.write("ffmpeg not found: the ebur128 comparison and the bomb are skipped\n");
       return;
