@@ -9,6 +9,8 @@
 // RSS of the process, wall time); a child whose RSS passes --rss-cap-mb=N (default 3000) is stopped
 // and reported as such, so a path that still holds the recording cannot exhaust a shared machine.
 // The machine's load average is printed before and after: figures from a loaded machine are noisy.
+// The CLI runs as users run it (`voxmetrics …`, `npx voxmetrics …`): bin/voxmetrics.js executed, so
+// its shebang's V8 options (a small young generation) apply.
 import { execFileSync, spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
@@ -223,13 +225,13 @@ export async function benchLong(): Promise<void> {
         const name = `${seconds / 60}min-${layout.rate / 1000}k-${layout.channels}ch`;
         const wav = join(dir, `${name}.wav`);
         writeLongWav(wav, layout, seconds);
-        const runs: Array<[string, string[]]> = sets.map((set) => [`analyze --set ${set}`, [process.execPath, CLI, "analyze", "--json", "--set", set, wav]]);
+        const runs: Array<[string, string[]]> = sets.map((set) => [`analyze --set ${set}`, [CLI, "analyze", "--json", "--set", set, wav]]);
         if (layout.channels === 2) {
-          runs.push(["score (dual-channel recording)", [process.execPath, CLI, "score", "--workers", "1", wav]]);
+          runs.push(["score (dual-channel recording)", [CLI, "score", "--workers", "1", wav]]);
         } else {
           const json = join(dir, `${name}.json`);
           writeFileSync(json, JSON.stringify({ turns: [{ role: "user", content: "hello", audio: { url: wav, start_time: 0 } }] }));
-          runs.push(["score (test case, one turn)", [process.execPath, CLI, "score", "--workers", "1", json]]);
+          runs.push(["score (test case, one turn)", [CLI, "score", "--workers", "1", json]]);
         }
         for (const [label, argv] of runs) {
           // A run whose RSS grows with length is not repeated where it would pass the cap: projected linearly from the shorter files (from a 60 MB baseline at length 0 after the first).
@@ -280,7 +282,7 @@ export async function benchLong(): Promise<void> {
       for (let i = 0; i < pairs; i++) {
         const order = i % 2 === 0 ? ["ours", "theirs"] : ["theirs", "ours"];
         for (const who of order) {
-          const m = who === "ours" ? await measure([process.execPath, CLI, "analyze", "--json", "--set", "loudness", wav], capMb) : await measure([ffmpeg, "-nostats", "-i", wav, "-af", "ebur128=peak=true", "-f", "null", "-"], capMb);
+          const m = who === "ours" ? await measure([CLI, "analyze", "--json", "--set", "loudness", wav], capMb) : await measure([ffmpeg, "-nostats", "-i", wav, "-af", "ebur128=peak=true", "-f", "null", "-"], capMb);
           (who === "ours" ? ours : theirs).push(m.seconds);
         }
       }
@@ -307,8 +309,8 @@ export async function benchLong(): Promise<void> {
     b.writeUInt32LE(Math.floor(b.readUInt32LE(at + 4) / 2), 28);
     writeFileSync(bomb, b);
     process.stdout.write(`\ntag-0x161 bomb (${(b.length / 1024).toFixed(0)} KB, declares 2 s, holds 300 s)\n`);
-    process.stdout.write(`  analyze: ${fmt(await measure([process.execPath, CLI, "analyze", "--json", bomb], capMb))}\n`);
-    process.stdout.write(`  score:   ${fmt(await measure([process.execPath, CLI, "score", "--workers", "1", bomb], capMb))}\n`);
+    process.stdout.write(`  analyze: ${fmt(await measure([CLI, "analyze", "--json", bomb], capMb))}\n`);
+    process.stdout.write(`  score:   ${fmt(await measure([CLI, "score", "--workers", "1", bomb], capMb))}\n`);
   } finally {
     rmSync(dir, { recursive: true, force: true });
     process.stdout.write(`load average at end: ${load()}\n`);
