@@ -122,9 +122,9 @@ interface MemoryRow {
   loopEvents: number;
 }
 
-/** The compact per-frame summaries a result keeps: f64 per 20 ms frame, f64 per 40 ms pitch frame, i32 + u64 per full 250 ms window (an upper bound: only loud windows are kept). */
+/** The compact per-frame summaries the streamed measurement keeps: f64 per 20 ms frame, i32 + u64 per full 250 ms window (an upper bound: only loud windows are kept); pitches are summed as they come. */
 function summaryBytes(p: ParityFrames): number {
-  return 8 * p.frameRms.length + 8 * p.pitchHz.length + 12 * Math.floor(p.sampleCount / Math.trunc(p.sampleRate * 0.25));
+  return 8 * p.frameCount + 12 * Math.floor(p.sampleCount / Math.trunc(p.sampleRate * 0.25));
 }
 
 function runCase(name: string, mode: Mode): MemoryRow {

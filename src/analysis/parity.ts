@@ -1,6 +1,5 @@
 // deepeval's analyze_audio measurement record (voice-metrics.md §3.3–3.7) assembled from the parity kernels' raw results.
 import { measureParityFrames, type ParityFrames } from "../dsp/parity.js";
-import { pyMean, pyPstdev } from "./pynum.js";
 import type { ParityMeasurements } from "./types.js";
 
 /** The silence threshold of §3.1 (int16 units): the kernels apply it to frames; here it sets the edge threshold. */
@@ -21,8 +20,7 @@ export function analyzeParity(pcm: Int16Array, sampleRate: number): ParityMeasur
 /** The §3.3 record, in the normative key order of ParityMeasurements, from the kernels' raw results. */
 export function assembleParityMeasurements(raw: ParityFrames): ParityMeasurements {
   const n = raw.sampleCount;
-  const frames = raw.frameRms.length;
-  const pitches = raw.voicedPitchHz;
+  const frames = raw.frameCount;
   return {
     duration: n / raw.sampleRate,
     rms_dbfs: toDbfs(raw.rms),
@@ -33,8 +31,8 @@ export function assembleParityMeasurements(raw: ParityFrames): ParityMeasurement
     loop_events: raw.loopEvents,
     estimated_snr_db: estimateSnrDb(raw),
     zero_crossing_rate: raw.zeroCrossings / Math.max(1, n - 1),
-    pitch_mean_hz: pitches.length > 0 ? pyMean(pitches) : null,
-    pitch_variation_hz: pitches.length >= 2 ? pyPstdev(pitches) : null,
+    pitch_mean_hz: raw.pitchMeanHz,
+    pitch_variation_hz: raw.pitchPstdevHz,
     starts_abruptly: raw.startRms > EDGE_RMS,
     ends_abruptly: raw.endRms > EDGE_RMS,
   };

@@ -9,7 +9,8 @@
 // sample by sample (§3.7 step 3) in a second reading of the source, a bounded number at a time.
 import type { PcmChunk, PcmSource } from "../audio/pcm-source.js";
 import { checkStatus, expectResult } from "./kernel-error.js";
-import { checkSampleRate, FRAME_SUMMARY, FRAME_TOTALS, parityWidths, readFrameSummary, readStreamCounts, type ParityFrames } from "./parity.js";
+import { checkSampleRate, FRAME_SUMMARY, FRAME_TOTALS, parityWidths, pitchSummary, readFrameSummary, readStreamCounts, type ParityFrames } from "./parity.js";
+import { PyMoments } from "./pynum.js";
 
 /** A 20 ms frame is silent below this RMS (int16 units, §3.1); voiced at or above it. */
 const SILENCE_RMS = 300.0;
@@ -71,7 +72,13 @@ function measureWith(arena: Arena, source: PcmSource, loopConfirmBytes: number):
   const known = source.frames !== null && Number.isInteger(source.frames) && source.frames >= 0 ? source.frames : null;
   const expected = (w: number) => (known === null ? 1024 : k.frameCount(Math.min(known, 0x7fffffff), w));
   const frameRms = new GrowingLog(Float64Array, expected(widths.frame));
-  const pitchHz = new GrowingLog(Float64Array, expected(widths.pitchFrame));
+  const pitches = new PyMoments();
+  let pitchFrames = 0;
+  const addPitches = (count: number) => {
+    const values = arena.f64(outPitch, count);
+    for (let i = 0; i < count; i++) if (values[i] > 0) pitches.add(values[i]);
+    pitchFrames += count;
+  };
   const starts = new GrowingLog(Int32Array, 256);
   const hashes = new GrowingLog(BigInt64Array, 256);
   checkStatus(k.parityStreamInit(state, sampleRate), "parityStreamInit");
@@ -80,17 +87,17 @@ function measureWith(arena: Arena, source: PcmSource, loopConfirmBytes: number):
     checkStatus(k.parityStreamPush(state, reader.mono, n, outRms, outPitch, outStart, outHash), "parityStreamPush");
     const out = readStreamCounts(arena, state);
     frameRms.append(arena.f64(outRms, out.frames));
-    pitchHz.append(arena.f64(outPitch, out.pitches));
+    addPitches(out.pitches);
     starts.append(arena.i32(outStart, out.windows));
     hashes.append(arena.i64(outHash, out.windows));
   }
   checkStatus(k.parityStreamFinish(state, outRms, outPitch, totalsPtr), "parityStreamFinish");
   const last = readStreamCounts(arena, state);
   frameRms.append(arena.f64(outRms, last.frames));
-  pitchHz.append(arena.f64(outPitch, last.pitches));
+  addPitches(last.pitches);
   const n = last.samples;
   expectResult(frameRms.length, k.frameCount(n, widths.frame), "parityStreamPush");
-  expectResult(pitchHz.length, k.frameCount(n, widths.pitchFrame), "parityStreamPush");
+  expectResult(pitchFrames, k.frameCount(n, widths.pitchFrame), "parityStreamPush");
   const totals = arena.i32(totalsPtr, FRAME_TOTALS.bytes >> 2);
   const rms = arena.f64(totalsPtr + FRAME_TOTALS.rms, 1)[0];
   const clippedCount = totals[FRAME_TOTALS.clipped >> 2];
@@ -106,10 +113,6 @@ function measureWith(arena: Arena, source: PcmSource, loopConfirmBytes: number):
   const speechRms = counts.voiced > 0 ? selectRms(values, "voiced", Math.trunc(0.75 * (counts.voiced - 1))) : 0.0;
   const noiseRms = counts.quiet > 0 ? selectRms(values, "quiet", Math.trunc(0.25 * (counts.quiet - 1))) : 0.0;
 
-  const pitches = pitchHz.view();
-  const voicedPitchHz: number[] = [];
-  for (let i = 0; i < pitches.length; i++) if (pitches[i] > 0) voicedPitchHz.push(pitches[i]);
-
   const loopEvents = countLoopEvents(arena, reader, widths.loopWindow, starts.view(), hashes.view(), loopConfirmBytes);
   return {
     sampleCount: n,
@@ -117,7 +120,7 @@ function measureWith(arena: Arena, source: PcmSource, loopConfirmBytes: number):
     rms,
     clippedCount,
     zeroCrossings,
-    frameRms: frameRms.result(),
+    frameCount: frameRms.length,
     silentFrameCount: counts.silent,
     longestSilentRun: counts.longest,
     dropoutEvents: counts.dropouts,
@@ -125,8 +128,8 @@ function measureWith(arena: Arena, source: PcmSource, loopConfirmBytes: number):
     quietFrameCount: counts.quiet,
     speechRms,
     noiseRms,
-    pitchHz: pitchHz.result(),
-    voicedPitchHz,
+    pitchFrameCount: pitchFrames,
+    ...pitchSummary(pitches),
     loopEvents,
     startRms,
     endRms,

@@ -5,6 +5,7 @@
 // the kernels (a worker's V8 isolate would otherwise compile each of them again); this file only
 // allocates, calls and reads results.
 import { checkStatus, expectResult } from "./kernel-error.js";
+import { pyMean, pyPstdev } from "./pynum.js";
 import { withArena, type Arena } from "./wasm.js";
 
 /** Byte offsets in the 24-byte totals block of frameStatsI16. */
@@ -44,8 +45,8 @@ export interface ParityFrames {
   clippedCount: number;
   /** Sign changes between neighbouring samples (zero counts as non-negative). */
   zeroCrossings: number;
-  /** RMS of every 20 ms frame. */
-  frameRms: Float64Array;
+  /** Number of 20 ms frames (a last partial frame counts from half a frame, §3.2). */
+  frameCount: number;
   /** Number of 20 ms frames with RMS < 300, and the longest run of consecutive ones. */
   silentFrameCount: number;
   longestSilentRun: number;
@@ -57,15 +58,34 @@ export interface ParityFrames {
   /** sorted(voiced RMS)[trunc(0.75·(V − 1))] and sorted(quiet RMS)[trunc(0.25·(Q − 1))]; 0.0 when the list is empty. */
   speechRms: number;
   noiseRms: number;
-  /** Pitch of every 40 ms frame in Hz; 0 where the frame has none. */
-  pitchHz: Float64Array;
-  /** The pitches > 0 of pitchHz, in frame order. */
-  voicedPitchHz: number[];
+  /** Number of 40 ms pitch frames, and of those with a pitch (> 0 Hz). */
+  pitchFrameCount: number;
+  voicedPitchCount: number;
+  /** Python's statistics.mean of the voiced pitches (Hz); null when there are none. */
+  pitchMeanHz: number | null;
+  /** Python's statistics.pstdev of the voiced pitches (Hz); null when there are fewer than two. */
+  pitchPstdevHz: number | null;
   /** loop_events of §3.7. */
   loopEvents: number;
   /** RMS of the first and last edge-window samples (the whole clip when shorter). */
   startRms: number;
   endRms: number;
+}
+
+/** ParityFrames with the per-frame values it summarises (the whole-clip path only, for checks against the reference twins). */
+export interface ParityFrameValues extends ParityFrames {
+  /** RMS of every 20 ms frame. */
+  frameRms: Float64Array;
+  /** Pitch of every 40 ms frame in Hz; 0 where the frame has none. */
+  pitchHz: Float64Array;
+  /** The pitches > 0 of pitchHz, in frame order. */
+  voicedPitchHz: number[];
+}
+
+/** pitchMeanHz and pitchPstdevHz of ParityFrames from the count and moments of the voiced pitches. */
+export function pitchSummary(moments: { count: number; mean(): number; pstdev(): number }): Pick<ParityFrames, "voicedPitchCount" | "pitchMeanHz" | "pitchPstdevHz"> {
+  const n = moments.count;
+  return { voicedPitchCount: n, pitchMeanHz: n > 0 ? moments.mean() : null, pitchPstdevHz: n >= 2 ? moments.pstdev() : null };
 }
 
 /** The frameSummaryF64 result block at `ptr`, decoded (views made now: call after the last allocation). */
@@ -101,6 +121,11 @@ export function measureParityFrames(pcm: Int16Array, sampleRate: number): Parity
   return withArena((arena) => measureParityFramesAt(arena, arena.copyPcm(pcm), pcm.length, sampleRate));
 }
 
+/** measureParityFrames with the per-frame values (frame RMS, pitches) it summarises. */
+export function measureParityFrameValues(pcm: Int16Array, sampleRate: number): ParityFrameValues {
+  return withArena((arena) => measureAt(arena, arena.copyPcm(pcm), pcm.length, sampleRate, true));
+}
+
 /**
  * As measureParityFrames, for PCM already in the session's arena: `pcmPtr` holds `sampleCount`
  * int16 samples (a clip analysed in one session is copied in once, see ClipKernels). This is the
@@ -108,6 +133,12 @@ export function measureParityFrames(pcm: Int16Array, sampleRate: number): Parity
  * and loop windows are confirmed against the clip itself.
  */
 export function measureParityFramesAt(arena: Arena, pcmPtr: number, sampleCount: number, sampleRate: number): ParityFrames {
+  return measureAt(arena, pcmPtr, sampleCount, sampleRate, false);
+}
+
+function measureAt(arena: Arena, pcmPtr: number, sampleCount: number, sampleRate: number, withValues: false): ParityFrames;
+function measureAt(arena: Arena, pcmPtr: number, sampleCount: number, sampleRate: number, withValues: true): ParityFrameValues;
+function measureAt(arena: Arena, pcmPtr: number, sampleCount: number, sampleRate: number, withValues: boolean): ParityFrames | ParityFrameValues {
   checkSampleRate(sampleRate);
   const k = arena.k;
   const n = sampleCount;
@@ -140,13 +171,14 @@ export function measureParityFramesAt(arena: Arena, pcmPtr: number, sampleCount:
   // Views only after the last allocation: memory.grow detaches earlier ones.
   const totals = arena.i32(totalsPtr, FRAME_TOTALS.bytes >> 2);
   const summary = readFrameSummary(arena, summaryPtr);
-  return {
+  const voiced = arena.f64(voicedPitchPtr, voicedPitches);
+  const result: ParityFrames = {
     sampleCount: n,
     sampleRate,
     rms: arena.f64(totalsPtr + FRAME_TOTALS.rms, 1)[0],
     clippedCount: totals[FRAME_TOTALS.clipped >> 2],
     zeroCrossings: totals[FRAME_TOTALS.crossings >> 2],
-    frameRms: arena.f64(rmsPtr, frames).slice(),
+    frameCount: frames,
     silentFrameCount: summary.silent,
     longestSilentRun: summary.longest,
     dropoutEvents: summary.dropouts,
@@ -154,12 +186,14 @@ export function measureParityFramesAt(arena: Arena, pcmPtr: number, sampleCount:
     quietFrameCount: summary.quiet,
     speechRms: summary.speech,
     noiseRms: summary.noise,
-    pitchHz: arena.f64(pitchPtr, pitchFrames).slice(),
-    voicedPitchHz: Array.from(arena.f64(voicedPitchPtr, voicedPitches)),
+    pitchFrameCount: pitchFrames,
+    ...pitchSummary({ count: voicedPitches, mean: () => pyMean(voiced), pstdev: () => pyPstdev(voiced) }),
     loopEvents,
     startRms: k.parityStreamEdgeRms(state, 0),
     endRms: k.parityStreamEdgeRms(state, 1),
   };
+  if (!withValues) return result;
+  return { ...result, frameRms: arena.f64(rmsPtr, frames).slice(), pitchHz: arena.f64(pitchPtr, pitchFrames).slice(), voicedPitchHz: Array.from(voiced) };
 }
 
 /** Byte offsets of the counters in the state block of parityStreamPush (assembly/kernels/parity-stream.ts). */

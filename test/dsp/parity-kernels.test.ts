@@ -1,6 +1,7 @@
 // Parity kernels (assembly/kernels/{frames,pitch,fingerprint}.ts) against their plain-TS twins on random signals, rates and lengths.
 import { describe, expect, it } from "vitest";
-import { FRAME_SUMMARY, FRAME_TOTALS, measureParityFrames, parityWidths, readFrameSummary } from "../../src/dsp/parity.js";
+import { FRAME_SUMMARY, FRAME_TOTALS, measureParityFrames, measureParityFrameValues, parityWidths, readFrameSummary } from "../../src/dsp/parity.js";
+import { pyMean, pyPstdev } from "../../src/dsp/pynum.js";
 import {
   countClippedReference,
   countZeroCrossingsReference,
@@ -371,7 +372,9 @@ describe("measureParityFrames vs the twins", () => {
         const kind = SIGNAL_KINDS[Math.floor(random() * SIGNAL_KINDS.length)];
         const x = makeSignal(kind, random, n, sampleRate);
         const w = parityWidths(sampleRate);
-        const r = measureParityFrames(x, sampleRate);
+        const r = measureParityFrameValues(x, sampleRate);
+        const { frameRms, pitchHz, voicedPitchHz, ...summaries } = r;
+        expect(measureParityFrames(x, sampleRate)).toEqual(summaries);
         const edge = Math.min(n, w.edge);
         const label = `${kind} sr=${sampleRate} n=${n}`;
         expect(r.rms, label).toBe(rmsReference(x));
@@ -380,6 +383,9 @@ describe("measureParityFrames vs the twins", () => {
         expect(Array.from(r.frameRms), label).toEqual(frameRmsReference(x, w.frame));
         expect(Array.from(r.pitchHz, (p) => (p === 0 ? null : p)), label).toEqual(pitchFramesReference(x, sampleRate));
         expect(r.voicedPitchHz, label).toEqual(pitchFramesReference(x, sampleRate).filter((p) => p !== null));
+        expect([r.frameCount, r.pitchFrameCount, r.voicedPitchCount], label).toEqual([frameRms.length, pitchHz.length, voicedPitchHz.length]);
+        expect(r.pitchMeanHz, label).toBe(voicedPitchHz.length > 0 ? pyMean(voicedPitchHz) : null);
+        expect(r.pitchPstdevHz, label).toBe(voicedPitchHz.length >= 2 ? pyPstdev(voicedPitchHz) : null);
         const summary = frameSummaryReference(frameRmsReference(x, w.frame));
         expect(r.silentFrameCount, label).toBe(summary.silent);
         expect(r.longestSilentRun, label).toBe(summary.longest);

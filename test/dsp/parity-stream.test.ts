@@ -19,7 +19,8 @@ const RATES = [8000, 16000, 22050, 24000, 44100, 48000];
 function bits(p: ParityFrames): Record<string, string | number> {
   const out: Record<string, string | number> = {};
   for (const [key, value] of Object.entries(p)) {
-    if (value instanceof Float64Array) out[key] = Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString("hex");
+    if (value === null) out[key] = "null";
+    else if (value instanceof Float64Array) out[key] = Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString("hex");
     else if (Array.isArray(value)) out[key] = Buffer.from(Float64Array.from(value).buffer).toString("hex");
     else out[key] = Buffer.from(Float64Array.of(value).buffer).toString("hex");
   }
