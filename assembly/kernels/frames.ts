@@ -287,6 +287,43 @@ export function frameSummaryF64(rmsPtr: usize, frames: i32, scratch: usize, outS
   return frames;
 }
 
+/**
+ * The order statistics of §3.5 over the `frames` frame RMS values (f64) at `rmsPtr`, reordering them
+ * in place (for a caller that needs the values no more, so no scratch copy is made): the voiced values
+ * (RMS ≥ 300) are gathered at the front, the quiet ones (0 < RMS < 300) right after them, and each
+ * class is selected where it lies. Writes at `out` speech = sorted(voiced)[trunc(0.75·(V − 1))] and
+ * noise = sorted(quiet)[trunc(0.25·(Q − 1))] (f64, 0.0 for an empty class), then V and Q (i32).
+ * The same values as frameSummaryF64's: an order statistic does not depend on the order of its list.
+ * Returns `frames`, or BAD_ARGUMENT.
+ */
+export function frameOrderStatsInPlaceF64(rmsPtr: usize, frames: i32, out: usize): i32 {
+  if (frames < 0) return BAD_ARGUMENT;
+  const voiced = gatherInPlaceF64(rmsPtr, 0, frames, true);
+  const quiet = gatherInPlaceF64(rmsPtr, voiced, frames, false) - voiced;
+  const quietPtr = rmsPtr + (<usize>voiced << 3);
+  store<f64>(out, voiced > 0 ? selectInPlaceF64(rmsPtr, voiced, <i32>(0.75 * <f64>(voiced - 1))) : 0.0);
+  store<f64>(out + 8, quiet > 0 ? selectInPlaceF64(quietPtr, quiet, <i32>(0.25 * <f64>(quiet - 1))) : 0.0);
+  store<i32>(out + 16, voiced);
+  store<i32>(out + 20, quiet);
+  return frames;
+}
+
+/** Swaps the voiced (`voiced`) or quiet values among positions [from, frames) to [from, end); returns end. */
+function gatherInPlaceF64(ptr: usize, from: i32, frames: i32, voiced: bool): i32 {
+  let end = from;
+  for (let k = from; k < frames; k++) {
+    const at = ptr + (<usize>k << 3);
+    const r = load<f64>(at);
+    if (voiced ? r >= SILENCE_RMS : r > 0 && r < SILENCE_RMS) {
+      const to = ptr + (<usize>end << 3);
+      store<f64>(at, load<f64>(to));
+      store<f64>(to, r);
+      end++;
+    }
+  }
+  return end;
+}
+
 /** sorted(values)[k] of `len` f64 at `ptr` without sorting: Hoare's quickselect, reordering them in place. */
 function selectInPlaceF64(ptr: usize, len: i32, k: i32): f64 {
   let lo = 0;

@@ -3,19 +3,17 @@
 // Each chunk is copied into one fixed region of the arena, mixed to deepeval's truncating int16 mono
 // there (downmixTruncatingI16, as for a whole clip) and pushed to the stream kernels
 // (assembly/kernels/parity-stream.ts), which carry partial frames between pushes. What stays is one
-// f64 RMS per 20 ms frame, one f64 pitch per 40 ms frame and one start + hash per loud 250 ms window
-// (about 2.3 MB per hour); the order statistics of §3.5 are taken over the frame RMS at the end, by
-// the same kernel as for a whole clip. Windows whose hash is seen more than twice are confirmed
-// sample by sample (§3.7 step 3) in a second reading of the source, a bounded number at a time.
+// f64 RMS per 20 ms frame and one start + hash per loud 250 ms window, written by the kernel straight
+// into arena regions sized once from the source's length (at most about 1.6 MB per hour); the voiced
+// pitches are summed exactly as they come (PyMoments), so no pitch is kept. The order statistics of
+// §3.5 are selected in place over the frame RMS at the end (frameOrderStatsInPlaceF64). Windows whose
+// hash is seen more than twice are confirmed sample by sample (§3.7 step 3) in a second reading of
+// the source, a bounded number at a time. Nothing is allocated per chunk on the JS heap but what the
+// source's iterator makes.
 import type { PcmChunk, PcmSource } from "../audio/pcm-source.js";
 import { checkStatus, expectResult } from "./kernel-error.js";
-import { checkSampleRate, FRAME_SUMMARY, FRAME_TOTALS, parityWidths, pitchSummary, readFrameSummary, readStreamCounts, type ParityFrames } from "./parity.js";
+import { checkSampleRate, FRAME_SUMMARY, FRAME_TOTALS, PARITY_STREAM, parityWidths, pitchSummary, readFrameSummary, type ParityFrames } from "./parity.js";
 import { PyMoments } from "./pynum.js";
-
-/** A 20 ms frame is silent below this RMS (int16 units, §3.1); voiced at or above it. */
-const SILENCE_RMS = 300.0;
-/** Up to this many frames (about 11 minutes) the order statistics sort a copy; beyond, radix selection in place. */
-const SMALL_SELECTION = 32768;
 import { withArena, type Arena } from "./wasm.js";
 
 /** Frames read from a source per chunk (larger chunks are pushed in pieces of this size). */
@@ -37,8 +35,8 @@ const DEFAULT_LOOP_CONFIRM_BYTES = 8 << 20;
  * Deepeval's parity measurements (voice-metrics.md §3) of a recording read from `source` chunk by
  * chunk: equal, field for field and bit for bit, to `ClipKernels.parityFrames()` over the whole
  * decoded clip (deepeval's truncating int16 mono mix when there are several channels), at any chunk
- * size. Memory holds one chunk and the per-frame summaries (an f64 per 20 ms frame, an f64 per 40 ms
- * pitch frame, a start and a hash per loud 250 ms window), not the recording. The source is read
+ * size. Memory holds one chunk and the per-frame summaries (an f64 per 20 ms frame, a start and a
+ * hash per loud 250 ms window, the exact sums of the voiced pitches), not the recording. The source is read
  * once, and a second time only when some 250 ms window's hash is seen more than twice, to confirm
  * those windows sample by sample.
  *
@@ -60,127 +58,115 @@ function measureWith(arena: Arena, source: PcmSource, loopConfirmBytes: number):
   const { sampleRate } = source;
   const widths = parityWidths(sampleRate);
   const reader = new MonoReader(arena, source);
-  const m = PARITY_STREAM_CHUNK_FRAMES;
   const state = arena.alloc(checkStatus(k.parityStreamStateBytes(sampleRate), "parityStreamStateBytes"));
-  const capacity = (w: number) => Math.floor((w - 1 + m) / w) + 1;
-  const outRms = arena.allocF64(capacity(widths.frame));
-  const outPitch = arena.allocF64(capacity(widths.pitchFrame));
-  const outStart = arena.allocI32(capacity(widths.loopWindow));
-  const outHash = arena.alloc(8 * capacity(widths.loopWindow));
+  const pitchCapacity = Math.floor((widths.pitchFrame - 1 + PARITY_STREAM_CHUNK_FRAMES) / widths.pitchFrame) + 1;
+  const outPitch = arena.allocF64(pitchCapacity);
   const totalsPtr = arena.alloc(FRAME_TOTALS.bytes);
-  // Exactly sized when the source knows its length, else grown as needed.
-  const known = source.frames !== null && Number.isInteger(source.frames) && source.frames >= 0 ? source.frames : null;
-  const expected = (w: number) => (known === null ? 1024 : k.frameCount(Math.min(known, 0x7fffffff), w));
-  const frameRms = new GrowingLog(Float64Array, expected(widths.frame));
+  const orderPtr = arena.alloc(ORDER_STATS_BYTES);
+  const summaryPtr = arena.alloc(FRAME_SUMMARY.bytes);
+  // The kernel writes the frame RMS values and loud windows straight into arena logs, sized once for
+  // the whole source when its length is known (one spare slot for the last partial frame).
+  const known = source.frames !== null && Number.isInteger(source.frames) && source.frames >= 0 ? Math.min(source.frames, 0x7fffffff) : null;
+  const frameRms = new ArenaLog(arena, 8, known === null ? 4096 : k.frameCount(known, widths.frame) + 1);
+  const windows = known === null ? 256 : Math.floor(known / widths.loopWindow) + 1;
+  const starts = new ArenaLog(arena, 4, windows);
+  const hashes = new ArenaLog(arena, 8, windows);
   const pitches = new PyMoments();
   let pitchFrames = 0;
-  const addPitches = (count: number) => {
-    const values = arena.f64(outPitch, count);
-    for (let i = 0; i < count; i++) if (values[i] > 0) pitches.add(values[i]);
-    pitchFrames += count;
-  };
-  const starts = new GrowingLog(Int32Array, 256);
-  const hashes = new GrowingLog(BigInt64Array, 256);
+  const views = new ArenaViews(arena, state, outPitch, pitchCapacity);
   checkStatus(k.parityStreamInit(state, sampleRate), "parityStreamInit");
 
   for (const n of reader.read()) {
-    checkStatus(k.parityStreamPush(state, reader.mono, n, outRms, outPitch, outStart, outHash), "parityStreamPush");
-    const out = readStreamCounts(arena, state);
-    frameRms.append(arena.f64(outRms, out.frames));
-    addPitches(out.pitches);
-    starts.append(arena.i32(outStart, out.windows));
-    hashes.append(arena.i64(outHash, out.windows));
+    // Exactly what this push completes: the samples carried in each partial frame or window, plus n.
+    frameRms.reserve(Math.floor((views.counter(PARITY_STREAM.frameFill) + n) / widths.frame));
+    const loud = Math.floor((views.counter(PARITY_STREAM.loopFill) + n) / widths.loopWindow);
+    starts.reserve(loud);
+    hashes.reserve(loud);
+    checkStatus(k.parityStreamPush(state, reader.mono, n, frameRms.end(), outPitch, starts.end(), hashes.end()), "parityStreamPush");
+    frameRms.length += views.counter(PARITY_STREAM.outFrames);
+    starts.length += views.counter(PARITY_STREAM.outWindows);
+    hashes.length += views.counter(PARITY_STREAM.outWindows);
+    pitchFrames += addVoicedPitches(pitches, views.pitches(), views.counter(PARITY_STREAM.outPitches));
   }
-  checkStatus(k.parityStreamFinish(state, outRms, outPitch, totalsPtr), "parityStreamFinish");
-  const last = readStreamCounts(arena, state);
-  frameRms.append(arena.f64(outRms, last.frames));
-  addPitches(last.pitches);
-  const n = last.samples;
+  frameRms.reserve(1);
+  checkStatus(k.parityStreamFinish(state, frameRms.end(), outPitch, totalsPtr), "parityStreamFinish");
+  frameRms.length += views.counter(PARITY_STREAM.outFrames);
+  pitchFrames += addVoicedPitches(pitches, views.pitches(), views.counter(PARITY_STREAM.outPitches));
+  const n = views.counter(PARITY_STREAM.samples);
   expectResult(frameRms.length, k.frameCount(n, widths.frame), "parityStreamPush");
   expectResult(pitchFrames, k.frameCount(n, widths.pitchFrame), "parityStreamPush");
-  const totals = arena.i32(totalsPtr, FRAME_TOTALS.bytes >> 2);
-  const rms = arena.f64(totalsPtr + FRAME_TOTALS.rms, 1)[0];
-  const clippedCount = totals[FRAME_TOTALS.clipped >> 2];
-  const zeroCrossings = totals[FRAME_TOTALS.crossings >> 2];
   const startRms = k.parityStreamEdgeRms(state, 0);
   const endRms = k.parityStreamEdgeRms(state, 1);
 
-  // §3.3–3.5: the counts were kept frame by frame; the order statistics are selected from the values.
-  const values = frameRms.view();
-  const summaryPtr = arena.alloc(FRAME_SUMMARY.bytes);
+  // §3.3–3.5: the counts were kept frame by frame; the order statistics are selected from the values
+  // in place (they are not needed afterwards).
+  expectResult(k.frameOrderStatsInPlaceF64(frameRms.ptr, frameRms.length, orderPtr), frameRms.length, "frameOrderStatsInPlaceF64");
   checkStatus(k.parityStreamSummary(state, 0, 0, summaryPtr), "parityStreamSummary");
+  const order = arena.f64(orderPtr, 2);
+  const orderCounts = arena.i32(orderPtr + 16, 2);
   const counts = readFrameSummary(arena, summaryPtr);
-  const speechRms = counts.voiced > 0 ? selectRms(values, "voiced", Math.trunc(0.75 * (counts.voiced - 1))) : 0.0;
-  const noiseRms = counts.quiet > 0 ? selectRms(values, "quiet", Math.trunc(0.25 * (counts.quiet - 1))) : 0.0;
-
-  const loopEvents = countLoopEvents(arena, reader, widths.loopWindow, starts.view(), hashes.view(), loopConfirmBytes);
-  return {
+  expectResult(orderCounts[0], counts.voiced, "frameOrderStatsInPlaceF64");
+  expectResult(orderCounts[1], counts.quiet, "frameOrderStatsInPlaceF64");
+  const totals = arena.i32(totalsPtr, FRAME_TOTALS.bytes >> 2);
+  const result = {
     sampleCount: n,
     sampleRate,
-    rms,
-    clippedCount,
-    zeroCrossings,
+    rms: arena.f64(totalsPtr + FRAME_TOTALS.rms, 1)[0],
+    clippedCount: totals[FRAME_TOTALS.clipped >> 2],
+    zeroCrossings: totals[FRAME_TOTALS.crossings >> 2],
     frameCount: frameRms.length,
     silentFrameCount: counts.silent,
     longestSilentRun: counts.longest,
     dropoutEvents: counts.dropouts,
     voicedFrameCount: counts.voiced,
     quietFrameCount: counts.quiet,
-    speechRms,
-    noiseRms,
+    speechRms: order[0],
+    noiseRms: order[1],
     pitchFrameCount: pitchFrames,
     ...pitchSummary(pitches),
-    loopEvents,
+    loopEvents: 0,
     startRms,
     endRms,
   };
+  result.loopEvents = countLoopEvents(arena, reader, widths.loopWindow, starts, hashes, loopConfirmBytes);
+  return result;
 }
 
-/**
- * sorted(values in the class)[k] of the frame RMS values: "voiced" are RMS ≥ 300, "quiet" 0 < RMS < 300
- * (§3.5). Exact either way: a sorted copy of the class for short clips; for long ones, without copying
- * the values, a radix selection on their IEEE bit patterns, which for non-negative doubles order as
- * the numbers do (four passes of 16 bits, high word first).
- */
-export function selectRms(values: Float64Array, kind: "voiced" | "quiet", k: number): number {
-  const voiced = kind === "voiced";
-  if (values.length <= SMALL_SELECTION) {
-    // Few values (a clip of minutes): a sorted copy is cheaper than the radix passes.
-    const chosen = new Float64Array(values.length);
-    let count = 0;
-    for (let i = 0; i < values.length; i++) {
-      const v = values[i];
-      if (voiced ? v >= SILENCE_RMS : v > 0 && v < SILENCE_RMS) chosen[count++] = v;
-    }
-    return chosen.subarray(0, count).sort()[k];
+/** Bytes of frameOrderStatsInPlaceF64's result: speech and noise (f64), then the voiced and quiet counts (i32). */
+const ORDER_STATS_BYTES = 24;
+
+/** Adds the pitches > 0 among the first `count` of `values` to `moments`; returns `count`. */
+function addVoicedPitches(moments: PyMoments, values: Float64Array, count: number): number {
+  for (let i = 0; i < count; i++) if (values[i] > 0) moments.add(values[i]);
+  return count;
+}
+
+/** Views of the stream state's counters and of the pitch output, made again only when WebAssembly memory has grown (no allocation per push). */
+class ArenaViews {
+  private state: Int32Array;
+  private pitch: Float64Array;
+
+  constructor(
+    private readonly arena: Arena,
+    private readonly statePtr: number,
+    private readonly pitchPtr: number,
+    private readonly pitchLength: number,
+  ) {
+    this.state = arena.i32(statePtr, 16);
+    this.pitch = arena.f64(pitchPtr, pitchLength);
   }
-  const words = new Uint32Array(values.buffer, values.byteOffset, 2 * values.length);
-  const counts = new Uint32Array(65536);
-  let hiPrefix = 0;
-  let loPrefix = 0;
-  let rank = k;
-  // Pass p picks 16 bits: (hi >>> 16), (hi & 0xffff), (lo >>> 16), (lo & 0xffff), among values whose earlier bits match.
-  for (let pass = 0; pass < 4; pass++) {
-    counts.fill(0);
-    for (let i = 0; i < values.length; i++) {
-      const v = values[i];
-      if (voiced ? !(v >= SILENCE_RMS) : !(v > 0 && v < SILENCE_RMS)) continue;
-      const lo = words[2 * i];
-      const hi = words[2 * i + 1];
-      if (pass === 1 && hi >>> 16 !== hiPrefix >>> 16) continue;
-      if (pass >= 2 && hi !== hiPrefix) continue;
-      if (pass === 3 && lo >>> 16 !== loPrefix >>> 16) continue;
-      counts[pass === 0 ? hi >>> 16 : pass === 1 ? hi & 0xffff : pass === 2 ? lo >>> 16 : lo & 0xffff]++;
-    }
-    let bin = 0;
-    while (rank >= counts[bin]) rank -= counts[bin++];
-    if (pass === 0) hiPrefix = bin << 16;
-    else if (pass === 1) hiPrefix = (hiPrefix | bin) >>> 0;
-    else if (pass === 2) loPrefix = bin << 16;
-    else loPrefix = (loPrefix | bin) >>> 0;
+
+  /** The i32 counter at byte `offset` of the state (PARITY_STREAM). */
+  counter(offset: number): number {
+    if (this.state.length === 0) this.state = this.arena.i32(this.statePtr, 16);
+    return this.state[offset >> 2];
   }
-  const bits = new Uint32Array([loPrefix, hiPrefix]);
-  return new Float64Array(bits.buffer)[0];
+
+  /** The pitch output region. */
+  pitches(): Float64Array {
+    if (this.pitch.length === 0) this.pitch = this.arena.f64(this.pitchPtr, this.pitchLength);
+    return this.pitch;
+  }
 }
 
 /**
@@ -188,14 +174,20 @@ export function selectRms(values: Float64Array, kind: "voiced" | "quiet", k: num
  * twice; then those windows are compared sample by sample with the first window of their hash group
  * in further readings of the source, so only byte-identical windows count together.
  */
-function countLoopEvents(arena: Arena, reader: MonoReader, width: number, starts: Int32Array, hashes: BigInt64Array, budgetBytes: number): number {
+function countLoopEvents(arena: Arena, reader: MonoReader, width: number, startLog: ArenaLog, hashLog: ArenaLog, budgetBytes: number): number {
   const k = arena.k;
-  // Hashes seen more than twice (sorted copy: equal hashes are neighbours).
-  const sorted = hashes.slice().sort();
+  const count = hashLog.length;
+  // Hashes seen more than twice (sorted copy: equal hashes are neighbours), compared as 32-bit halves (no BigInt per window).
+  const sorted = arena.i64(hashLog.ptr, count).slice().sort();
+  const halves = new Int32Array(sorted.buffer, sorted.byteOffset, 2 * count);
   const repeated = new Set<bigint>();
-  for (let j = 2; j < sorted.length; j++) if (sorted[j] === sorted[j - 2]) repeated.add(sorted[j]);
+  for (let j = 2; j < count; j++) {
+    if (halves[2 * j] === halves[2 * j - 4] && halves[2 * j + 1] === halves[2 * j - 3]) repeated.add(sorted[j]);
+  }
   if (repeated.size === 0) return 0;
-  // Window indices by hash, each group in window order (≥ 3 members).
+  // Window indices by hash, each group in window order (≥ 3 members); views made before the allocations below.
+  const starts = arena.i32(startLog.ptr, count);
+  const hashes = arena.i64(hashLog.ptr, count);
   const byHash = new Map<bigint, number[]>();
   for (let j = 0; j < hashes.length; j++) {
     if (!repeated.has(hashes[j])) continue;
@@ -284,39 +276,39 @@ class MonoReader {
   }
 }
 
-type GrowableArray = Float64Array<ArrayBuffer> | Int32Array<ArrayBuffer> | BigInt64Array<ArrayBuffer>;
-type AnyGrowable = Float64Array | Int32Array | BigInt64Array;
-
-/** An append-only typed array that grows as needed (the compact per-frame summaries). */
-class GrowingLog<T extends GrowableArray> {
-  private data: T;
+/**
+ * An append-only region of the arena the kernel writes into (the compact per-frame summaries): sized
+ * once when the source's length is known, else moved to a region twice as large when a push could
+ * overflow it (the old region stays unused until the session ends).
+ */
+class ArenaLog {
+  /** Where the values start (moves when the log grows). */
+  ptr: number;
+  /** Values written so far. */
   length = 0;
+  private capacity: number;
 
   constructor(
-    private readonly make: new (length: number) => T,
+    private readonly arena: Arena,
+    private readonly bytesPer: number,
     capacity: number,
   ) {
-    this.data = new make(Math.max(16, capacity));
+    this.capacity = Math.max(16, capacity);
+    this.ptr = arena.alloc(this.capacity * bytesPer);
   }
 
-  append(values: AnyGrowable): void {
-    if (this.length + values.length > this.data.length) {
-      const grown = new this.make(Math.max(Math.ceil(1.5 * this.data.length), this.length + values.length));
-      (grown as GrowableArray).set(this.data as never);
-      this.data = grown;
-    }
-    (this.data as GrowableArray).set(values as never, this.length);
-    this.length += values.length;
+  /** Makes room for `more` values after the current ones. */
+  reserve(more: number): void {
+    if (this.length + more <= this.capacity) return;
+    const capacity = Math.max(2 * this.capacity, this.length + more);
+    const ptr = this.arena.alloc(capacity * this.bytesPer);
+    this.arena.u8(0, this.arena.k.memory.buffer.byteLength).copyWithin(ptr, this.ptr, this.ptr + this.length * this.bytesPer);
+    this.ptr = ptr;
+    this.capacity = capacity;
   }
 
-  /** The values so far (a view, valid until the next append). */
-  view(): T {
-    return this.data.subarray(0, this.length) as T;
-  }
-
-  /** The values as the result keeps them: the buffer itself when it is (nearly) full, else an exact copy. */
-  result(): T {
-    if (this.length === this.data.length) return this.data;
-    return (this.length * 8 >= this.data.length * 7 ? this.view() : this.view().slice()) as T;
+  /** Where the next value goes. */
+  end(): number {
+    return this.ptr + this.length * this.bytesPer;
   }
 }

@@ -197,7 +197,7 @@ function measureAt(arena: Arena, pcmPtr: number, sampleCount: number, sampleRate
 }
 
 /** Byte offsets of the counters in the state block of parityStreamPush (assembly/kernels/parity-stream.ts). */
-export const PARITY_STREAM = { samples: 20, outFrames: 44, outPitches: 48, outWindows: 52 } as const;
+export const PARITY_STREAM = { samples: 20, frameFill: 24, loopFill: 32, outFrames: 44, outPitches: 48, outWindows: 52 } as const;
 
 /** What the last parityStreamPush (or parityStreamFinish) wrote, and the samples pushed so far. */
 export interface ParityStreamCounts {

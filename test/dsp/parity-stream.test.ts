@@ -6,8 +6,8 @@ import { decodeAudio } from "../../src/audio/decode.js";
 import { memoryPcmSource, randomChunkSizes, type PcmChunk, type PcmSource } from "../../src/audio/pcm-source.js";
 import type { DecodedAudio } from "../../src/audio/types.js";
 import { ClipKernels } from "../../src/dsp/clip-kernels.js";
-import type { ParityFrames } from "../../src/dsp/parity.js";
-import { measureParityStream, PARITY_STREAM_CHUNK_FRAMES, selectRms } from "../../src/dsp/parity-stream.js";
+import { FRAME_SUMMARY, readFrameSummary, type ParityFrames } from "../../src/dsp/parity.js";
+import { measureParityStream, PARITY_STREAM_CHUNK_FRAMES } from "../../src/dsp/parity-stream.js";
 import { getKernels, withArena } from "../../src/dsp/wasm.js";
 import { sharedDir } from "../helpers/shared.js";
 import { ESPEAK, speak } from "../helpers/tools.js";
@@ -192,6 +192,19 @@ describe("measureParityStream ≡ ClipKernels.parityFrames() (bit for bit)", () 
     expect(bits(measureParityStream(ignoringMaxFrames(audio)))).toEqual(bits(whole(audio)));
   });
 
+  it("a source that does not know its length, or states too few frames: the per-frame logs grow as it is read", () => {
+    const random = seededRandom(45);
+    // 150 s at 8 kHz: 7,500 frames and 600 windows, past the first sizes of an unknown length (4,096 and 256).
+    const x = recording(random, 150, 8000);
+    const audio = audioOf(x, 1, 8000);
+    const want = whole(audio);
+    expect(want.loopEvents).toBeGreaterThan(0);
+    for (const [frames, seed] of [[null, 1], [10, 2], [0, 3], [audio.frames - 1, 4]] as const) {
+      const source: PcmSource = { ...memoryPcmSource(audio, randomChunkSizes(seed, 20000)), frames };
+      expect(bits(measureParityStream(source)), `frames ${frames}`).toEqual(bits(want));
+    }
+  });
+
   it("an empty source gives the empty clip's results", () => {
     const audio = audioOf(new Int16Array(0), 2, 24000);
     expect(bits(measureParityStream(memoryPcmSource(audio, 5)))).toEqual(bits(whole(audio)));
@@ -253,21 +266,39 @@ describe("measureParityStream: bad sources", () => {
 describe("the pieces of the stream's end: order statistics and loop confirmation", () => {
   const k = getKernels();
 
-  it("selectRms ≡ sorting the voiced (≥ 300) or quiet (0 < RMS < 300) values, ties and both classes mixed", () => {
+  it("frameOrderStatsInPlaceF64 ≡ sorting the voiced (≥ 300) and quiet (0 < RMS < 300) values and ≡ frameSummaryF64, ties and both classes mixed", () => {
     const random = seededRandom(44);
     for (let trial = 0; trial < 60; trial++) {
       const n = randomInt(random, 1, 400);
       const pool = Array.from({ length: randomInt(random, 1, 30) }, () => [0, 299.99999999999994, 300, 1e-300, 5e-324, 32768, random() * 600, random() * 1e-3][randomInt(random, 0, 7)]);
-      // Past the sorting threshold (32768 values) half the time, so both selections run.
+      // Long lists half the time (a 4-hour recording has 720,000 frames).
       const length = trial % 2 === 0 ? n : 32769 + n;
       const values = Float64Array.from({ length }, () => pool[randomInt(random, 0, pool.length - 1)]);
-      for (const kind of ["voiced", "quiet"] as const) {
-        const list = Array.from(values).filter((v) => (kind === "voiced" ? v >= 300 : v > 0 && v < 300)).sort((a, b) => a - b);
-        for (const k of new Set([0, list.length - 1, Math.trunc(0.75 * (list.length - 1)), Math.trunc(0.25 * (list.length - 1))])) {
-          if (k >= 0 && k < list.length) expect(selectRms(values, kind, k), `${kind} ${k} of ${list.length}`).toBe(list[k]);
-        }
-      }
+      const voiced = Array.from(values).filter((v) => v >= 300).sort((a, b) => a - b);
+      const quiet = Array.from(values).filter((v) => v > 0 && v < 300).sort((a, b) => a - b);
+      const [got, whole] = withArena((arena) => {
+        const ptr = arena.allocF64(length);
+        const scratch = arena.allocF64(length);
+        const out = arena.alloc(24);
+        const summary = arena.alloc(FRAME_SUMMARY.bytes);
+        arena.f64(ptr, length).set(values);
+        expect(k.frameSummaryF64(ptr, length, scratch, summary)).toBe(length);
+        expect(k.frameOrderStatsInPlaceF64(ptr, length, out)).toBe(length);
+        const f = arena.f64(out, 2);
+        const c = arena.i32(out + 16, 2);
+        // The values are only reordered.
+        expect(Array.from(arena.f64(ptr, length)).sort((a, b) => a - b)).toEqual(Array.from(values).sort((a, b) => a - b));
+        return [{ speech: f[0], noise: f[1], voiced: c[0], quiet: c[1] }, readFrameSummary(arena, summary)];
+      });
+      expect(got, `trial ${trial}`).toEqual({
+        speech: voiced.length > 0 ? voiced[Math.trunc(0.75 * (voiced.length - 1))] : 0,
+        noise: quiet.length > 0 ? quiet[Math.trunc(0.25 * (quiet.length - 1))] : 0,
+        voiced: voiced.length,
+        quiet: quiet.length,
+      });
+      expect(got, `trial ${trial}`).toEqual({ speech: whole.speech, noise: whole.noise, voiced: whole.voiced, quiet: whole.quiet });
     }
+    expect(k.frameOrderStatsInPlaceF64(0, -1, 0)).toBe(-1);
   });
 
   it("loopVerifyPush keeps the first window and tells identical from different windows, at any push size", () => {
