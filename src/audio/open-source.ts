@@ -290,14 +290,19 @@ function wavSource(file: FileBytes, layout: WavLayout, opts: DecodeOptions, onDi
       if (disposed) throw new Error(`${opts.name}: the source was disposed`);
       const per = Math.max(1, Math.min(maxFrames, Math.floor(MAX_CHUNK_BYTES / frameBytes), frames));
       const buffer = new Uint8Array(per * frameBytes);
+      // 16-bit samples are handed out in place: one chunk object and one view serve every full chunk of the pass.
+      const full = encoding === "pcm16" ? new Int16Array(buffer.buffer, 0, per * channels) : null;
+      const chunk: PcmChunk = { frames: per, samples: full ?? new Int16Array(0) };
       for (let at = 0; at < frames; ) {
         const n = Math.min(per, frames - at);
         const bytes = buffer.subarray(0, n * frameBytes);
         if (readWavFrames(file, layout, at, bytes) < n) {
           throw new VoxError("IO_ERROR", "the file became shorter while it was read", { file: opts.name });
         }
-        if (encoding === "pcm16") {
-          yield { frames: n, samples: new Int16Array(buffer.buffer, 0, n * channels) };
+        if (full) {
+          chunk.frames = n;
+          chunk.samples = n === per ? full : full.subarray(0, n * channels);
+          yield chunk;
         } else {
           const converted = convertWavFrames(bytes, layout, at, opts);
           yield { frames: n, samples: converted.samples, floatChannels: converted.floatChannels };

@@ -5,11 +5,12 @@
 // decoder spilled it), so a measurement that needs two passes (speech segments first, then what is
 // measured inside them) stays in bounded memory. Chunks carry the same samples decodeAudio gives
 // for the whole recording: interleaved int16 after the conversions of formats.md §F0.3, and the
-// exact planar floats where the source was floating point. A chunk's arrays may be reused by the
-// source for the next chunk: a consumer copies what it keeps before asking for the next one.
+// exact planar floats where the source was floating point. A chunk is valid until the next one is
+// asked for: the source may reuse the chunk object and its arrays for the next chunk (the WAV reader
+// of open-source.ts does), so a consumer copies what it keeps before asking for the next one.
 import type { DecodedAudio } from "./types.js";
 
-/** One bounded piece of a recording: `frames` whole frames. */
+/** One bounded piece of a recording: `frames` whole frames. Valid until the next chunk is asked for (the source may reuse it). */
 export interface PcmChunk {
   /** Whole frames in this chunk (≥ 1). */
   frames: number;

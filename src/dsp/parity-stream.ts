@@ -259,7 +259,8 @@ class MonoReader {
       const frames = this.checkChunk(chunk, index++);
       for (let at = 0; at < frames; at += PARITY_STREAM_CHUNK_FRAMES) {
         const n = Math.min(PARITY_STREAM_CHUNK_FRAMES, frames - at);
-        this.arena.copyPcmTo(this.input, chunk.samples.subarray(at * channels, (at + n) * channels));
+        const samples = chunk.samples;
+        this.arena.copyPcmTo(this.input, at === 0 && n * channels === samples.length ? samples : samples.subarray(at * channels, (at + n) * channels));
         if (channels > 1) expectResult(this.arena.k.downmixTruncatingI16(this.input, channels, n, this.mono), n, "downmixTruncatingI16");
         yield n;
       }
