@@ -234,7 +234,8 @@ export function planSyllablesFromPeaks(contour: ContourPeaks, speech: Segment[],
   const window = Math.round(VOICING_WINDOW_S * rate);
   const tauMin = Math.max(2, Math.floor(rate / o.syllableVoicingCeilingHz));
   const tauMax = Math.ceil(rate / o.syllableVoicingFloorHz);
-  const starts = Int32Array.from(candidates, (t) => Math.round(t * rate - (window + tauMax) / 2));
+  const starts = new Int32Array(candidates.length);
+  for (let i = 0; i < candidates.length; i++) starts[i] = Math.round(candidates[i] * rate - (window + tauMax) / 2);
   return { phonationTimeS, candidates, voicing: { cutoffHz: pitchCutoffHz(o.syllableVoicingCeilingHz, fs), factor, window, tauMin, tauMax, threshold: o.syllableVoicingThreshold, starts } };
 }
 

@@ -399,7 +399,8 @@ let radixCounts: Uint32Array | null = null;
  */
 export function percentileOfF32(values: Float32Array, p: number): number {
   const n = values.length;
-  const words = new Uint32Array(values.buffer, values.byteOffset, n);
+  // The bits as i32 (small integers all, so no boxed number per value before the loops are optimised).
+  const words = new Int32Array(values.buffer, values.byteOffset, n);
   for (let i = 0; i < n; i++) if ((words[i] & 0x7fffffff) > 0x7f800000) return percentileInPlaceF32(values.slice(), p);
   const r = ((n - 1) * p) / 100;
   const k = Math.floor(r);
@@ -409,32 +410,34 @@ export function percentileOfF32(values: Float32Array, p: number): number {
   return low + (r - k) * (high - low);
 }
 
-/** The value of rank `k` (from 0) among non-NaN f32 `words` (their bits), by a two-level radix count. */
-function valueOfRank(words: Uint32Array, k: number): number {
+/**
+ * The value of rank `k` (from 0) among non-NaN f32 values given as their bits (`words`), by a
+ * two-level radix count. The key of a value is its bits with the sign bit set when it is positive,
+ * their complement when negative: unsigned key order is value order (−0 before +0); its high and
+ * low 16 bits are counted (kept as small integers throughout).
+ */
+function valueOfRank(words: Int32Array, k: number): number {
   const counts = (radixCounts ??= new Uint32Array(65536));
   const n = words.length;
-  // Key: negative values (sign set) as their complement, others with the sign bit set: unsigned key order is value order (−0 before +0).
   counts.fill(0);
   for (let i = 0; i < n; i++) {
     const w = words[i];
-    counts[((w & 0x80000000) !== 0 ? ~w : w | 0x80000000) >>> 16]++;
+    counts[w < 0 ? ~w >>> 16 : (w >>> 16) | 0x8000]++;
   }
   let rest = k, h = 0;
   while (rest >= counts[h]) rest -= counts[h++];
   counts.fill(0);
   for (let i = 0; i < n; i++) {
     const w = words[i];
-    const key = ((w & 0x80000000) !== 0 ? ~w : w | 0x80000000) >>> 0;
-    if (key >>> 16 === h) counts[key & 0xffff]++;
+    if ((w < 0 ? ~w >>> 16 : (w >>> 16) | 0x8000) === h) counts[(w < 0 ? ~w : w) & 0xffff]++;
   }
   let l = 0;
   while (rest >= counts[l]) rest -= counts[l++];
-  const key = ((h << 16) | l) >>> 0;
-  const bits = (key & 0x80000000) !== 0 ? key & 0x7fffffff : ~key >>> 0;
-  radixWord[0] = bits;
+  // Back from the key: high bucket ≥ 0x8000 holds the positive values (sign clear), the others the complements of negative ones.
+  radixWord[0] = h >= 0x8000 ? ((h & 0x7fff) << 16) | l : ~((h << 16) | l);
   return radixValue[0];
 }
-const radixWord = new Uint32Array(1);
+const radixWord = new Int32Array(1);
 const radixValue = new Float32Array(radixWord.buffer);
 
 /**
