@@ -165,12 +165,13 @@ function summarizeVoicedPeriods(parts: readonly Float32Array[], rate: number, sp
  */
 export function orderStatistics(parts: readonly Float32Array[]): (k: number) => number {
   const words = parts.map((part) => new Uint32Array(part.buffer, part.byteOffset, part.length));
-  const high = new Float64Array(65537);
+  // Counts as u32 (a recording holds fewer than 2³² frames): half the bytes of f64, and no boxed number per count before the loop is optimised.
+  const high = new Uint32Array(65537);
   for (const w of words) for (let i = 0; i < w.length; i++) high[(w[i] >>> 16) + 1]++;
   for (let b = 1; b <= 65536; b++) high[b] += high[b - 1];
   const bits = new Uint32Array(1);
   const value = new Float32Array(bits.buffer);
-  const low = new Float64Array(65536);
+  const low = new Uint32Array(65536);
   return (k: number): number => {
     if (!(Number.isInteger(k) && k >= 0 && k < high[65536])) throw new RangeError(`rank ${k} outside [0, ${high[65536]})`);
     // The high bucket h with high[h] ≤ k < high[h + 1] (binary search on the cumulative counts).

@@ -20,11 +20,11 @@
 // loudness energies (16 bytes per 100 ms, in blocks passed from meter to meter); in reading 2 the
 // F0 track's voiced periods (4 bytes per voiced 10 ms, in the spent levels' array; the frame starts
 // are made as they are read, the percentiles selected without a sorted copy). The speech decision
-// copies the signal's levels into a short session of its own and selects the peak percentile in
-// place in the spent JS copy, so that session holds the levels plus one noise-floor window.
+// runs on the host on the levels where they are (speechRunsInPlace: no copy into WebAssembly
+// memory, the peak's order statistics counted on the levels' bits), so they are held once.
 import type { PcmSource } from "../audio/pcm-source.js";
 import {
-  ActivityStream, DecimateStream, F32List, IntensityStream, moveInMemory, readPlanarChunks, SpectrumStream, speechRunsOfLevels, StatsStream, STREAM_CHUNK_FRAMES, YinFrameStream,
+  ActivityStream, DecimateStream, F32List, IntensityStream, moveInMemory, readPlanarChunks, SpectrumStream, speechRunsInPlace, StatsStream, STREAM_CHUNK_FRAMES, YinFrameStream,
   YinStream, type PlanarChunk,
 } from "../dsp/channel-stream.js";
 import type { SignalStats } from "../dsp/channel-kernels.js";
@@ -93,8 +93,8 @@ function signalPtr(chunk: PlanarChunk, of: SignalOf): number {
  * `acoustics` and `channels_acoustics`): integer and array fields equal, numbers equal (the kernels
  * see the same blocks and frames). The loudness set reads the source once; the standards set reads
  * it at most twice per signal measured (the mixdown, then each channel when asked for), so the
- * per-frame summaries of one signal only are held at a time. The arena holds bounded buffers plus
- * one signal's speech decision, the JS side only per-frame summaries (see the module comment).
+ * per-frame summaries of one signal only are held at a time. The arena holds bounded buffers only,
+ * the JS side per-frame summaries (see the module comment).
  * Opens its own arena sessions (not to be called inside one).
  *
  * @example
@@ -178,7 +178,7 @@ class MeterFeed {
     const { arena, buffer, metered } = this;
     for (let at = 0; at < chunk.frames;) {
       const n = Math.min(chunk.frames - at, LOUDNESS_CHUNK_FRAMES - this.buffered);
-      metered.forEach((c, j) => moveInArena(arena, buffer + 4 * (j * LOUDNESS_CHUNK_FRAMES + this.buffered), chunk.channel(c) + 4 * at, n));
+      for (let j = 0; j < metered.length; j++) moveInArena(arena, buffer + 4 * (j * LOUDNESS_CHUNK_FRAMES + this.buffered), chunk.channel(metered[j]) + 4 * at, n);
       this.buffered += n;
       at += n;
       if (this.buffered === LOUDNESS_CHUNK_FRAMES) this.flush();
@@ -216,7 +216,7 @@ function firstReading(source: PcmSource, o: AcousticsOptions, of: SignalOf, mete
     // With the length known, the contour goes straight to its peak finder (nothing of it is kept); else it is kept whole.
     const contour = expected > 0 ? new ContourPeaks(o.syllableMinDipDb, arena.k.syllableFrameCount(expected, shape.windowLength, shape.step)) : null;
     const intensity = new IntensityStream(arena, shape.windowLength, shape.step, shape.beta, STREAM_CHUNK_FRAMES, expected, spent.intensity,
-      contour ? (values) => contour.pushAll(values) : undefined);
+      contour ? (values, from, count) => contour.pushRange(values, from, count) : undefined);
     spent.levels = spent.intensity = undefined;
     const wanted = of.mean ? metered : [...new Set([...metered, of.channel])];
     const frames = readPlanarChunks(arena, source, wanted, of.mean, (chunk) => {
@@ -231,16 +231,16 @@ function firstReading(source: PcmSource, o: AcousticsOptions, of: SignalOf, mete
   });
 }
 
-/** Speech segments from the levels (a short session), the frames measured inside them (a second reading when there are any), and the signal's block. */
+/** Speech segments from the levels (decided in place), the frames measured inside them (a second reading when there are any), and the signal's block. */
 function finishSignal(source: PcmSource, o: AcousticsOptions, of: SignalOf, pass1: Pass1, checkLength: (read: number) => number, transcript: string | undefined,
   spent: Spent): AcousticsBlock {
   const { sampleRate } = source;
   const n = pass1.frames;
   const durationS = n / sampleRate;
-  // The levels are spent here (reordered by the peak's selection); their array, and the contour's when it was kept, are reused below and by the next signal.
+  // The levels are spent once the speech is decided; their array, and the contour's when it was kept, are reused below and by the next signal.
   const { levels, intensity } = pass1;
   pass1.levels = pass1.intensity = new Float32Array(0);
-  const speech = speechSegmentsOfRuns(withArena((arena) => speechRunsOfLevels(arena, levels, speechRunOptions(o))), o, durationS);
+  const speech = speechSegmentsOfRuns(speechRunsInPlace(levels, speechRunOptions(o)), o, durationS);
   const syllables = pass1.contour ? planSyllablesFromPeaks(pass1.contour, speech, o, sampleRate) : planSyllables(intensity, speech, o, sampleRate);
   pass1.contour = null;
   const s: Signal2 = { of, syllables, pitch: speech.length ? planPitch(n, sampleRate, speech, o) : null, band: planBandEdge(n, sampleRate, speech) };
@@ -293,8 +293,8 @@ function secondReading(source: PcmSource, frames: number, s: Signal2, spare: Flo
     if (p && p.frames) {
       const d = decimated(p.cutoffHz, p.factor);
       const voiced = (s.voicedPeriods = p.frames <= spare.length ? new F32List(spare.length, spare) : new F32List());
-      d.sinks.push(new YinFrameStream(arena, p.starts(), p.window, p.tauMin, p.tauMax, p.threshold, d.total, d.maxPush, (period, aperiodicity) => {
-        for (let i = 0; i < period.length; i++) if (p.voiced(period[i], aperiodicity[i])) voiced.push(period[i]);
+      d.sinks.push(new YinFrameStream(arena, p.starts(), p.window, p.tauMin, p.tauMax, p.threshold, d.total, d.maxPush, (memory, period, aperiodicity, count) => {
+        for (let i = 0; i < count; i++) if (p.voiced(memory[period + i], memory[aperiodicity + i])) voiced.push(memory[period + i]);
       }));
     }
     if (s.band) s.spectrum = new SpectrumStream(arena, s.band.starts, s.band.fftSize, frames, STREAM_CHUNK_FRAMES);

@@ -121,8 +121,13 @@ export class ContourPeaks {
   }
 
   pushAll(values: Float32Array): void {
+    this.pushRange(values, 0, values.length);
+  }
+
+  /** Add values[from, from + count). */
+  pushRange(values: Float32Array, from: number, count: number): void {
     const minDip = this.minDipDb;
-    for (let j = 0; j < values.length; j++) {
+    for (let j = from; j < from + count; j++) {
       const v = values[j];
       const i = this.count++;
       if (v < this.min) this.min = v;
@@ -137,7 +142,7 @@ export class ContourPeaks {
       this.previous = v;
       this.keepTop(v);
     }
-    if (this.all) this.all.pushAll(values);
+    if (this.all) this.all.pushRange(values, from, count);
   }
 
   /** The confirmed peak at highAt (never the first or last value: a value before rose to it, one after fell from it), refined as refinePeak does. */
@@ -229,7 +234,8 @@ export function planSyllablesFromPeaks(contour: ContourPeaks, speech: Segment[],
   const window = Math.round(VOICING_WINDOW_S * rate);
   const tauMin = Math.max(2, Math.floor(rate / o.syllableVoicingCeilingHz));
   const tauMax = Math.ceil(rate / o.syllableVoicingFloorHz);
-  const starts = Int32Array.from(candidates, (t) => Math.round(t * rate - (window + tauMax) / 2));
+  const starts = new Int32Array(candidates.length);
+  for (let i = 0; i < candidates.length; i++) starts[i] = Math.round(candidates[i] * rate - (window + tauMax) / 2);
   return { phonationTimeS, candidates, voicing: { cutoffHz: pitchCutoffHz(o.syllableVoicingCeilingHz, fs), factor, window, tauMin, tauMax, threshold: o.syllableVoicingThreshold, starts } };
 }
 

@@ -11,6 +11,7 @@
 import type { PcmSource } from "../audio/pcm-source.js";
 import type { SpeechRunOptions } from "./channel-kernels.js";
 import { checkStatus, expectResult } from "./kernel-error.js";
+import { BAD_ARGUMENT } from "./kernel-status.js";
 import { withArena, type Arena } from "./wasm.js";
 
 /** Frames read from a source per chunk (the source may give fewer). */
@@ -31,12 +32,18 @@ export class F32List {
     this.exact = expected > 0 ? (storage && storage.length === expected ? storage : new Float32Array(expected)) : null;
   }
   pushAll(values: Float32Array): void {
+    this.pushRange(values, 0, values.length);
+  }
+  /** Add values[from, from + count) (e.g. a kernel's output read through a whole-memory view, without a view of its own). */
+  pushRange(values: Float32Array, from: number, count: number): void {
+    const exact = this.exact;
+    if (exact && this.length + count <= exact.length) {
+      for (let i = 0, at = this.length; i < count; i++) exact[at + i] = values[from + i];
+      this.length += count;
+      return;
+    }
+    if (from !== 0 || count !== values.length) values = values.subarray(from, from + count);
     if (this.exact) {
-      if (this.length + values.length <= this.exact.length) {
-        this.exact.set(values, this.length);
-        this.length += values.length;
-        return;
-      }
       // More than expected: go on in blocks.
       const had = this.exact.subarray(0, this.length);
       this.exact = null;
@@ -96,14 +103,6 @@ export class F32List {
   }
 }
 
-/** The whole of WebAssembly memory as f32: one view, re-made only when memory grew (a view per move left ~10⁶ objects per reading of a long recording to the collector). */
-let memView: Float32Array | null = null;
-function memF32(arena: Arena): Float32Array {
-  const buffer = arena.k.memory.buffer;
-  if (!memView || memView.buffer !== buffer) memView = new Float32Array(buffer);
-  return memView;
-}
-
 /** Copy `n` f32 from `from` to `to` in WebAssembly memory (regions may overlap; the dsp layer's move, without a view per call). */
 export function moveInMemory(arena: Arena, to: number, from: number, n: number): void {
   moveF32(arena, to, from, n);
@@ -111,10 +110,11 @@ export function moveInMemory(arena: Arena, to: number, from: number, n: number):
 
 /** Copy `n` f32 from `from` to `to` inside the arena (regions may overlap). */
 function moveF32(arena: Arena, to: number, from: number, n: number): void {
-  if (n > 0 && to !== from) memF32(arena).copyWithin(to >>> 2, from >>> 2, (from >>> 2) + n);
+  // The arena's cached view of the whole memory (a view per move left ~10⁶ objects per reading of a long recording to the collector).
+  if (n > 0 && to !== from) arena.memF32().copyWithin(to >>> 2, from >>> 2, (from >>> 2) + n);
 }
 
-/** One chunk of a source as planar f32 channels (and the per-sample mean) in the arena. */
+/** One chunk of a source as planar f32 channels (and the per-sample mean) in the arena (valid during the reader's call only). */
 export interface PlanarChunk {
   /** Frames in this chunk. */
   frames: number;
@@ -128,7 +128,8 @@ export interface PlanarChunk {
  * Read `source` from its first frame as planar f32 chunks of at most `maxFrames` frames in the
  * arena: the exact float samples where the source has them, else int16 / 32768 (as decodeAudio and
  * ClipKernels.planar make them). `wanted` lists the channels needed (all when the mean is needed).
- * The arena regions are allocated once and reused for every chunk. Returns the frames read.
+ * The arena regions, and the chunk object handed to `use`, are made once and reused for every chunk
+ * (nothing is allocated per chunk here). Returns the frames read.
  */
 export function readPlanarChunks(arena: Arena, source: PcmSource, wanted: readonly number[], needMean: boolean,
   use: (chunk: PlanarChunk) => void, maxFrames = STREAM_CHUNK_FRAMES): number {
@@ -139,7 +140,10 @@ export function readPlanarChunks(arena: Arena, source: PcmSource, wanted: readon
   const interleaved = arena.allocI16(maxFrames * channels);
   const planar = arena.allocF32(maxFrames * Math.max(1, list.length));
   const mean = all ? arena.allocF32(maxFrames) : 0;
-  const slot = new Map(list.map((c, i) => [c, i]));
+  // Slot of each channel read (−1: not read), by channel index.
+  const slot = new Int32Array(channels).fill(-1);
+  list.forEach((c, i) => { if (Number.isInteger(c) && c >= 0 && c < channels) slot[c] = i; });
+  const view = new PlanarView(planar, all ? mean : -1, slot, list[0]);
   let total = 0;
   for (const chunk of source.chunks(maxFrames)) {
     const frames = chunk.frames;
@@ -148,26 +152,38 @@ export function readPlanarChunks(arena: Arena, source: PcmSource, wanted: readon
     for (let at = 0; at < frames; at += maxFrames) {
       const n = Math.min(maxFrames, frames - at);
       if (chunk.floatChannels) {
-        for (const c of list) {
+        for (let i = 0; i < list.length; i++) {
+          const c = list[i];
           const exact = chunk.floatChannels[c];
           if (!exact || exact.length < at + n) throw new RangeError(`float channel ${c} of a chunk holds ${exact?.length ?? 0} samples, expected ${frames}`);
-          arena.copyPcmTo(planar + 4 * slot.get(c)! * n, exact.subarray(at, at + n));
+          arena.copyPcmTo(planar + 4 * i * n, at === 0 && n === exact.length ? exact : exact.subarray(at, at + n));
         }
       } else {
-        arena.copyPcmTo(interleaved, chunk.samples.subarray(at * channels, (at + n) * channels));
-        for (const c of list) expectResult(k.deinterleaveF32(interleaved, channels, c, 0, n, planar + 4 * slot.get(c)! * n), n, "deinterleaveF32");
+        const samples = chunk.samples;
+        arena.copyPcmTo(interleaved, at === 0 && n * channels === samples.length ? samples : samples.subarray(at * channels, (at + n) * channels));
+        for (let i = 0; i < list.length; i++) expectResult(k.deinterleaveF32(interleaved, channels, list[i], 0, n, planar + 4 * i * n), n, "deinterleaveF32");
       }
       if (all) expectResult(k.mixdownMeanF32(planar, channels, n, mean), n, "mixdownMeanF32");
-      const channelAt = (c: number): number => {
-        const i = slot.get(c);
-        if (i === undefined) throw new RangeError(`channel ${c} was not read`);
-        return planar + 4 * i * n;
-      };
-      use({ frames: n, channel: channelAt, mean: () => (all ? mean : channelAt(list[0])) });
+      view.frames = n;
+      use(view);
       total += n;
     }
   }
   return total;
+}
+
+/** The chunk readPlanarChunks hands out: one object for a whole reading, its frame count set per chunk. */
+class PlanarView implements PlanarChunk {
+  frames = 0;
+  constructor(private readonly planar: number, private readonly meanAt: number, private readonly slot: Int32Array, private readonly first: number) {}
+  channel(c: number): number {
+    const i = this.slot[c];
+    if (!(i >= 0)) throw new RangeError(`channel ${c} was not read`);
+    return this.planar + 4 * i * this.frames;
+  }
+  mean(): number {
+    return this.meanAt >= 0 ? this.meanAt : this.channel(this.first);
+  }
 }
 
 /**
@@ -224,7 +240,7 @@ export class ActivityStream {
   private flush(length: number): void {
     const k = this.arena.k;
     const frames = checkStatus(k.activityStreamBlock(this.state, this.buffer, length, this.y, this.out), "activityStreamBlock");
-    this.levels.pushAll(this.arena.f32(this.out, frames));
+    this.levels.pushRange(this.arena.memF32(), this.out >>> 2, frames);
     moveF32(this.arena, this.buffer, this.buffer + 4 * length, this.buffered - length);
     this.buffered -= length;
     this.consumed += length;
@@ -263,11 +279,11 @@ export function speechRunsOfLevels(arena: Arena, levels: Float32Array, options: 
 }
 
 /**
- * The `k`-th smallest of `buffer`, reordering it in place (Hoare quickselect on f32, the activity
- * kernel's own steps): afterwards everything after position k is ≥ the result.
+ * The `k`-th smallest of `buffer` (its first `length` values), reordering it in place (Hoare
+ * quickselect on f32, the activity kernel's own steps): afterwards everything after position k is ≥ the result.
  */
-export function selectInPlaceF32(buffer: Float32Array, k: number): number {
-  let lo = 0, hi = buffer.length - 1;
+export function selectInPlaceF32(buffer: Float32Array, k: number, length = buffer.length): number {
+  let lo = 0, hi = length - 1;
   while (lo < hi) {
     const pivot = buffer[(lo + hi) >> 1];
     let i = lo, j = hi;
@@ -290,21 +306,139 @@ export function selectInPlaceF32(buffer: Float32Array, k: number): number {
 }
 
 /**
- * The linearly interpolated percentile `p` of `values` (reordered in place): the very steps of the
+ * The linearly interpolated percentile `p` of the first `n` values of `buffer` (reordered in place): the very steps of the
  * activity kernel's selectPercentile (Hoare quickselect on f32, then the smallest value above
  * position k), so the result is the same f64.
  */
-export function percentileInPlaceF32(buffer: Float32Array, p: number): number {
-  const n = buffer.length;
+export function percentileInPlaceF32(buffer: Float32Array, p: number, n = buffer.length): number {
   const r = ((n - 1) * p) / 100;
   const k = Math.floor(r);
-  selectInPlaceF32(buffer, k);
+  selectInPlaceF32(buffer, k, n);
   const low = buffer[k];
   if (r === k) return low;
   let high = Infinity;
   for (let i = k + 1; i < n; i++) if (buffer[i] < high) high = buffer[i];
   return low + (r - k) * (high - low);
 }
+
+/** The activity kernel's noise-floor anchors: one per NOISE_FLOOR_STEP frames (1 s), the first at frame 0, each held for the frames nearest to it. */
+const NOISE_FLOOR_STEP = 100;
+
+/**
+ * Speech runs (frame pairs) of frame levels, decided on the host on the levels where they are: equal
+ * to runsOfLevelsAt (the activity kernel) on the same levels, step for step — the peak percentile
+ * of all levels, the noise-floor percentile of a window around each anchor (selected in a
+ * window-sized buffer with the kernel's quickselect), then hysteresis and hangover in f64. Nothing
+ * is copied into WebAssembly memory and `levels` is not reordered (the peak's order statistics are
+ * found by a radix selection on the f32 bits), so a long recording's levels are held once.
+ */
+export function speechRunsInPlace(levels: Float32Array, options: SpeechRunOptions): Int32Array {
+  const n = levels.length;
+  const o = options;
+  if (n === 0) return new Int32Array(0);
+  // The kernel's i32 parameters, converted as WebAssembly converts them.
+  const halfWindow = o.noiseHalfWindowFrames | 0;
+  const hangover = o.hangoverFrames | 0;
+  if (halfWindow < 1) checkStatus(BAD_ARGUMENT, "activitySpeechRunsGivenPeak");
+  const peakLimit = percentileOfF32(levels, o.peakPercentile) - o.enterBelowPeakDb;
+  const { enterAboveNoiseDb, stayBelowEnterDb, noisePercentile } = o;
+  const span = (2 * halfWindow) | 0;
+  const windowLength = Math.min(n, span);
+  const buffer = new Float32Array(windowLength);
+  const anchors = (((n - 1) / NOISE_FLOOR_STEP) | 0) + 1;
+  const noiseFloor = new Float64Array(anchors + 1);
+  for (let a = 0; a < anchors; a++) {
+    const centre = a * NOISE_FLOOR_STEP;
+    let from = Math.max(0, centre - halfWindow);
+    const to = Math.min(n, (from + span) | 0);
+    from = Math.max(0, (to - span) | 0);
+    for (let i = from; i < to; i++) buffer[i - from] = levels[i];
+    noiseFloor[a] = percentileInPlaceF32(buffer, noisePercentile, to - from);
+  }
+  // round(i / 100) reaches `anchors` for the last frames of some lengths: they keep the last anchor's floor.
+  noiseFloor[anchors] = noiseFloor[anchors - 1];
+  const enterAt = (i: number): number => Math.max(noiseFloor[((i + NOISE_FLOOR_STEP / 2) / NOISE_FLOOR_STEP) | 0] + enterAboveNoiseDb, peakLimit);
+  const runs: number[] = [];
+  let inSpeech = false;
+  let start = 0, lastActive = 0, previousEnd = 0;
+  for (let i = 0; i < n; i++) {
+    const enter = enterAt(i);
+    const level = levels[i];
+    if (!inSpeech) {
+      if (level > enter) {
+        start = i;
+        while (start > previousEnd) {
+          const before = start - 1;
+          if (!(levels[before] > enterAt(before) - stayBelowEnterDb)) break;
+          start = before;
+        }
+        inSpeech = true;
+        lastActive = i;
+      }
+    } else if (level > enter - stayBelowEnterDb) {
+      lastActive = i;
+    } else if (i - lastActive > hangover) {
+      runs.push(start, lastActive);
+      inSpeech = false;
+      previousEnd = lastActive + 1;
+    }
+  }
+  if (inSpeech) runs.push(start, lastActive);
+  return Int32Array.from(runs);
+}
+
+/** Counts of the high, then the low 16 bits of the f32 keys (the radix selection's scratch, made once per thread). */
+let radixCounts: Uint32Array | null = null;
+
+/**
+ * The linearly interpolated percentile `p` of `values` as percentileInPlaceF32 gives it (the same
+ * order statistics, the same arithmetic), without reordering or copying them: an f32's bits mapped
+ * to an unsigned key order the values, so counting the keys' high 16 bits, then the low 16 bits
+ * within the high bucket holding a rank, names the value of that rank. Values holding NaN (which has
+ * no rank) are percentiled on a copy, as the kernel's quickselect orders them.
+ */
+export function percentileOfF32(values: Float32Array, p: number): number {
+  const n = values.length;
+  // The bits as i32 (small integers all, so no boxed number per value before the loops are optimised).
+  const words = new Int32Array(values.buffer, values.byteOffset, n);
+  for (let i = 0; i < n; i++) if ((words[i] & 0x7fffffff) > 0x7f800000) return percentileInPlaceF32(values.slice(), p);
+  const r = ((n - 1) * p) / 100;
+  const k = Math.floor(r);
+  const low = valueOfRank(words, k);
+  if (r === k) return low;
+  const high = valueOfRank(words, k + 1);
+  return low + (r - k) * (high - low);
+}
+
+/**
+ * The value of rank `k` (from 0) among non-NaN f32 values given as their bits (`words`), by a
+ * two-level radix count. The key of a value is its bits with the sign bit set when it is positive,
+ * their complement when negative: unsigned key order is value order (−0 before +0); its high and
+ * low 16 bits are counted (kept as small integers throughout).
+ */
+function valueOfRank(words: Int32Array, k: number): number {
+  const counts = (radixCounts ??= new Uint32Array(65536));
+  const n = words.length;
+  counts.fill(0);
+  for (let i = 0; i < n; i++) {
+    const w = words[i];
+    counts[w < 0 ? ~w >>> 16 : (w >>> 16) | 0x8000]++;
+  }
+  let rest = k, h = 0;
+  while (rest >= counts[h]) rest -= counts[h++];
+  counts.fill(0);
+  for (let i = 0; i < n; i++) {
+    const w = words[i];
+    if ((w < 0 ? ~w >>> 16 : (w >>> 16) | 0x8000) === h) counts[(w < 0 ? ~w : w) & 0xffff]++;
+  }
+  let l = 0;
+  while (rest >= counts[l]) rest -= counts[l++];
+  // Back from the key: high bucket ≥ 0x8000 holds the positive values (sign clear), the others the complements of negative ones.
+  radixWord[0] = h >= 0x8000 ? ((h & 0x7fff) << 16) | l : ~((h << 16) | l);
+  return radixValue[0];
+}
+const radixWord = new Int32Array(1);
+const radixValue = new Float32Array(radixWord.buffer);
 
 /**
  * Speech runs of one channel of a recording read chunk by chunk (frame pairs: first frame, last
@@ -387,10 +521,10 @@ export class IntensityStream {
 
   /**
    * `expectedFrames`, when the signal's length is known: the samples to come (the contour is then kept in one array of the exact length, `storage` when it has that length).
-   * `sink`, when given, gets the contour's values batch by batch (a view valid during the call) instead: nothing is kept.
+   * `sink`, when given, gets the contour's values batch by batch instead (values[from, from + count) of a view of the arena valid during the call): nothing is kept.
    */
   constructor(private readonly arena: Arena, private readonly windowLength: number, private readonly step: number, beta: number, maxPush = STREAM_CHUNK_FRAMES, expectedFrames = 0,
-    storage?: Float32Array, private readonly sink?: (values: Float32Array) => void) {
+    storage?: Float32Array, private readonly sink?: (values: Float32Array, from: number, count: number) => void) {
     const k = arena.k;
     this.values = new F32List(!sink && expectedFrames > 0 ? k.syllableFrameCount(expectedFrames, windowLength, step) : 0, storage);
     this.window = arena.allocF32(windowLength);
@@ -423,9 +557,9 @@ export class IntensityStream {
         const count = Math.min(last - this.next + 1, this.outCapacity);
         const from = this.next * step - this.base;
         const written = checkStatus(this.arena.k.syllableIntensity(this.buffer + 4 * from, (count - 1) * step + length, this.window, length, step, this.out), "syllableIntensity");
-        const values = this.arena.f32(this.out, written);
-        if (this.sink) this.sink(values);
-        else this.values.pushAll(values);
+        const memory = this.arena.memF32();
+        if (this.sink) this.sink(memory, this.out >>> 2, written);
+        else this.values.pushRange(memory, this.out >>> 2, written);
         this.next += count;
       }
       const drop = Math.min(this.buffered, this.next * step - this.base);
@@ -559,7 +693,7 @@ function sourceCursor(starts: FrameStartSource, span: number, total: number): St
 /**
  * Frames of `span` samples at given starts of a signal fed in chunks, handed to `evaluate` in batches
  * as soon as they are whole in a sliding buffer: `evaluate(buffer, buffered, starts, count, frames)`
- * gets the buffer (f32), the starts relative to it (i32 in the arena) and the indices of the frames
+ * gets the buffer (f32), the starts relative to it (i32 in the arena) and the indices of the frames (`frames[0, count)`)
  * in the caller's list. Frames that do not fit in the signal (`start` < 0 or past `total` − `span`)
  * are never evaluated. Holds one frame plus one push. The starts are a typed array (any order), or
  * a FrameStartSource of ascending starts (then none are held: the F0 track's frames are made as they are needed).
@@ -607,13 +741,14 @@ export class FrameWindows {
       const end = this.base + this.buffered;
       while (!cursor.done && cursor.start + span <= end) {
         let count = 0;
-        const relative = this.arena.i32(this.startsAt, this.batch);
+        const relative = this.arena.memI32();
+        const at = this.startsAt >>> 2;
         while (count < this.batch && !cursor.done && cursor.start + span <= end) {
-          relative[count] = cursor.start - this.base;
+          relative[at + count] = cursor.start - this.base;
           this.which[count++] = cursor.index;
           cursor.advance();
         }
-        this.evaluate(this.buffer, this.buffered, this.startsAt, count, this.which.subarray(0, count));
+        this.evaluate(this.buffer, this.buffered, this.startsAt, count, this.which);
       }
       const keepFrom = cursor.done ? this.base + this.buffered : Math.max(this.base, cursor.start);
       const drop = Math.min(this.buffered, keepFrom - this.base);
@@ -625,9 +760,10 @@ export class FrameWindows {
 }
 
 /**
- * YIN (yinFrames) on frames of a decimated signal fed in chunks, handed batch by batch to `sink`
- * (period and aperiodicity of each evaluated frame, and its index in the caller's list; the views
- * are valid during the call only), with the arithmetic of ChannelKernels.yin on the whole signal.
+ * YIN (yinFrames) on frames of a decimated signal fed in chunks, handed batch by batch to `sink`:
+ * the period and aperiodicity of the batch's `count` frames at memory[periodAt + i] and
+ * memory[aperiodicityAt + i] (a view of the arena valid during the call only) and each frame's index
+ * in the caller's list at frames[i], with the arithmetic of ChannelKernels.yin on the whole signal.
  * Frames that do not fit in the signal are not evaluated (ChannelKernels.yin gives them period 0 and
  * aperiodicity 1).
  */
@@ -636,14 +772,14 @@ export class YinFrameStream {
 
   /** `total` is the decimated signal's length; `starts` a typed array (any order) or a FrameStartSource of ascending starts. */
   constructor(arena: Arena, starts: Int32Array | FrameStartSource, window: number, tauMin: number, tauMax: number, threshold: number, total: number, maxPush: number,
-    sink: (period: Float32Array, aperiodicity: Float32Array, frames: Int32Array) => void) {
+    sink: (memory: Float32Array, periodAt: number, aperiodicityAt: number, count: number, frames: Int32Array) => void) {
     const batch = 1024;
     const scratch = arena.allocF64(tauMax + 1);
     const period = arena.allocF32(batch);
     const aperiodicity = arena.allocF32(batch);
     this.frames = new FrameWindows(arena, starts, window + tauMax, total, (buffer, buffered, startsAt, n, which) => {
       checkStatus(arena.k.yinFrames(buffer, buffered, startsAt, n, window, tauMin, tauMax, threshold, scratch, period, aperiodicity), "yinFrames");
-      sink(arena.f32(period, n), arena.f32(aperiodicity, n), which);
+      sink(arena.memF32(), period >>> 2, aperiodicity >>> 2, n, which);
     }, maxPush, batch);
   }
 
@@ -664,10 +800,10 @@ export class YinStream {
     const count = starts.length;
     this.period = new Float32Array(count);
     this.aperiodicity = new Float32Array(count).fill(1);
-    this.frames = new YinFrameStream(arena, starts, window, tauMin, tauMax, threshold, total, maxPush, (p, a, which) => {
-      for (let i = 0; i < which.length; i++) {
-        this.period[which[i]] = p[i];
-        this.aperiodicity[which[i]] = a[i];
+    this.frames = new YinFrameStream(arena, starts, window, tauMin, tauMax, threshold, total, maxPush, (memory, p, a, n, which) => {
+      for (let i = 0; i < n; i++) {
+        this.period[which[i]] = memory[p + i];
+        this.aperiodicity[which[i]] = memory[a + i];
       }
     });
   }

@@ -1,7 +1,10 @@
 // Loads build/voxmetrics.wasm once per thread and lends out its arena, one session at a time: the only place that knows about WebAssembly memory.
 //
 // Views over memory must be re-created after any allocation (memory.grow detaches the old
-// ArrayBuffer), so callers take fresh views from `i16`/`f32`/… after every `alloc`.
+// ArrayBuffer), so callers take fresh views from `i16`/`f32`/… after every `alloc`. Hot paths (a
+// chunk, a block, a batch of frames) index the arena's views of the whole memory instead (`memF32`
+// and friends): one view per type and memory buffer, made again only when memory grew, so a long
+// recording's reading does not leave one typed array per access to the collector.
 import { readFileSync, existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -80,10 +83,28 @@ export function pcmCopyStats(): PcmCopyStats {
  */
 export class Arena {
   readonly k: KernelExports;
+  /** The memory buffer the cached views below were made over (null: none made yet). */
+  private viewed: ArrayBuffer | null = null;
+  private views!: { u8: Uint8Array; i16: Int16Array; i32: Int32Array; f32: Float32Array; f64: Float64Array };
   constructor() {
     this.k = getKernels();
     this.k.arenaReset();
   }
+  /** The cached whole-memory views, made again when memory.grow replaced the buffer. */
+  private memory(): Arena["views"] {
+    const buffer = this.k.memory.buffer;
+    if (this.viewed !== buffer) {
+      this.views = { u8: new Uint8Array(buffer), i16: new Int16Array(buffer), i32: new Int32Array(buffer), f32: new Float32Array(buffer), f64: new Float64Array(buffer) };
+      this.viewed = buffer;
+    }
+    return this.views;
+  }
+  /** The whole of WebAssembly memory as u8 / i16 / i32 / f32 / f64 (index = pointer / element size); valid until the next allocation. */
+  memU8(): Uint8Array { return this.memory().u8; }
+  memI16(): Int16Array { return this.memory().i16; }
+  memI32(): Int32Array { return this.memory().i32; }
+  memF32(): Float32Array { return this.memory().f32; }
+  memF64(): Float64Array { return this.memory().f64; }
   /** Reserve bytes (16-byte aligned); throws when memory cannot grow. */
   alloc(bytes: number): number {
     const ptr = this.k.arenaAlloc(bytes >>> 0) >>> 0;
@@ -110,8 +131,8 @@ export class Arena {
   }
   /** Copy PCM into a region allocated by the caller (counted like copyPcm). */
   copyPcmTo(ptr: number, data: Pcm): void {
-    if (data instanceof Int16Array) this.i16(ptr, data.length).set(data);
-    else this.f32(ptr, data.length).set(data);
+    if (data instanceof Int16Array) this.memI16().set(data, ptr >>> 1);
+    else this.memF32().set(data, ptr >>> 2);
     pcmCopies.copies++;
     pcmCopies.samples += data.length;
   }

@@ -5,7 +5,7 @@ import { DEFAULT_ACOUSTICS_OPTIONS } from "../../src/analysis/acoustics-options.
 import { memoryPcmSource, randomChunkSizes } from "../../src/audio/pcm-source.js";
 import type { DecodedAudio } from "../../src/audio/types.js";
 import { ChannelKernels, runsOfLevelsAt } from "../../src/dsp/channel-kernels.js";
-import { ActivityStream, F32List, percentileInPlaceF32, readPlanarChunks, speechRunsOfLevels, speechRunsStream } from "../../src/dsp/channel-stream.js";
+import { ActivityStream, F32List, percentileInPlaceF32, percentileOfF32, readPlanarChunks, speechRunsInPlace, speechRunsOfLevels, speechRunsStream } from "../../src/dsp/channel-stream.js";
 import { RecordingKernels } from "../../src/dsp/recording-kernels.js";
 import { withArena } from "../../src/dsp/wasm.js";
 import { speechLikeAudio } from "../helpers/stream-audio.js";
@@ -126,6 +126,75 @@ describe("speechRunsOfLevels (window-sized scratch, peak selected on the host) �
       }
     }
     expect(checked).toBeGreaterThan(100);
+  });
+});
+
+describe("speechRunsInPlace (decided on the host, levels neither copied nor reordered) ≡ the whole-level kernel", () => {
+  function rng(seed: number): () => number {
+    let s = seed >>> 0;
+    return () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+  }
+  /** Levels with ties, both zeros, infinities and (when asked) NaNs, around a speech-like pattern. */
+  function oddLevels(seed: number, n: number, nan: boolean): Float32Array {
+    const rnd = rng(seed);
+    const out = new Float32Array(n);
+    const special = [0, -0, -Infinity, Infinity, -120, 1e-30, -1e-30, ...(nan ? [NaN] : [])];
+    for (let i = 0; i < n; i++) {
+      const r = rnd();
+      if (r < 0.08) out[i] = special[Math.floor(rnd() * special.length)];
+      else if (r < 0.2) out[i] = out[Math.max(0, i - 1)];
+      else out[i] = (Math.floor(i / 113) % 3 === 0 ? -20 : -65) + 25 * rnd() - (i % 7 === 0 ? 40 : 0);
+    }
+    return out;
+  }
+  const optionSets = [
+    OPTIONS,
+    { ...OPTIONS, peakPercentile: 50, noisePercentile: 5, noiseHalfWindowFrames: 7, hangoverFrames: 0 },
+    { ...OPTIONS, peakPercentile: 99.9, noisePercentile: 33.3, noiseHalfWindowFrames: 1, hangoverFrames: 3 },
+    { ...OPTIONS, peakPercentile: 100, noisePercentile: 0, noiseHalfWindowFrames: 5000, hangoverFrames: 1 },
+    { ...OPTIONS, peakPercentile: 0, noisePercentile: 100, noiseHalfWindowFrames: 60, hangoverFrames: 40, enterBelowPeakDb: 0, stayBelowEnterDb: 0 },
+  ];
+
+  it("gives the kernel's runs on speech-like levels, odd values and NaN, over lengths, seeds and options, and leaves the levels as they were", () => {
+    let checked = 0;
+    for (const n of [0, 1, 2, 3, 17, 99, 100, 101, 150, 1000, 4321, 30011]) {
+      for (const seed of [1, 2, 3]) {
+        for (const nan of [false, true]) {
+          const levels = oddLevels(seed * 7919 + n, n, nan);
+          const before = levels.slice();
+          for (const o of optionSets) {
+            const expected = withArena((arena) => runsOfLevelsAt(arena, arena.putF32(levels), n, o));
+            expect(speechRunsInPlace(levels, o)).toEqual(expected);
+            expect(Buffer.from(levels.buffer).equals(Buffer.from(before.buffer))).toBe(true);
+            checked += expected.length;
+          }
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(1000);
+  });
+
+  it("percentileOfF32 equals percentileInPlaceF32 (the kernel's quickselect) bit for bit, NaN included", () => {
+    const rnd = rng(42);
+    for (const n of [1, 2, 3, 10, 101, 5000, 70_000]) {
+      for (const nan of [false, true]) {
+        const values = oddLevels(n * 31 + (nan ? 1 : 0), n, nan);
+        // Values spread over many exponents and both signs, so the radix buckets differ in their high bits.
+        for (let i = 0; i < n; i += 3) values[i] = (rnd() - 0.5) * 10 ** Math.floor(rnd() * 40 - 20);
+        for (const p of [0, 0.1, 5, 10, 50, 90, 95, 99.5, 99.99, 100, 100 * rnd()]) {
+          const want = percentileInPlaceF32(values.slice(), p);
+          const got = percentileOfF32(values, p);
+          // Only a zero's sign may differ (the quickselect does not order −0 and +0); every comparison treats them alike.
+          if (want === 0) expect(got).toBe(0);
+          else expect(Object.is(got, want) || (Number.isNaN(got) && Number.isNaN(want))).toBe(true);
+        }
+      }
+    }
+  });
+
+  it("refuses a noise window under one frame as the kernel does", () => {
+    expect(() => speechRunsInPlace(new Float32Array(10), { ...OPTIONS, noiseHalfWindowFrames: 0 })).toThrow(/activitySpeechRunsGivenPeak/);
+    expect(speechRunsInPlace(new Float32Array(0), { ...OPTIONS, noiseHalfWindowFrames: 0 })).toEqual(new Int32Array(0));
   });
 });
 
