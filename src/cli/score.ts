@@ -105,8 +105,9 @@ export function registerScoreCommand(program: Command): void {
  * flags belong to the process, so they reach every worker isolate made afterwards as well as the
  * main thread's collector. With them V8 grows a heap in smaller steps and collects before growing
  * (its heuristics for memory-constrained devices): peak RSS of `score --workers 1` on a 4-h
- * dual-channel recording 115 → 98 MB, with the same CPU time (docs/long-recordings.md). Worker
- * threads cannot be given V8 flags of their own (Node refuses them in a worker's execArgv).
+ * dual-channel recording 114 → 101 MB (medians of three runs), CPU time the same within noise
+ * (docs/long-recordings.md). Worker threads cannot be given V8 flags of their own (Node refuses
+ * them in a worker's execArgv).
  */
 export const SCORE_V8_FLAGS = "--optimize-for-size";
 
