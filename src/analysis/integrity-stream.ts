@@ -16,7 +16,8 @@
 import type { PcmSource } from "../audio/pcm-source.js";
 import type { MixdownMode } from "../dsp/clip-kernels.js";
 import { readPlanarChunks, SpectrumStream, StatsStream, STREAM_CHUNK_FRAMES, type PlanarChunk } from "../dsp/channel-stream.js";
-import { IntegrityStream } from "../dsp/integrity-stream.js";
+import { IntegrityStream, ZeroRunList } from "../dsp/integrity-stream.js";
+import { releaseArray } from "../dsp/release.js";
 import { withArena } from "../dsp/wasm.js";
 import type { Segment } from "./acoustics-activity.js";
 import {
@@ -62,7 +63,7 @@ export function measureIntegrityStream(
     });
     const result = stream.finish();
     const [zeroRuns, nearEdges] = result.zeroRuns;
-    const first: IntegrityFirstPass = { levels: result.blockLevels, clippedSamples: stats.finish().clippedSamples, zeroRuns, nearEdges: zeroRuns.length ? nearEdges : [] };
+    const first: IntegrityFirstPass = { levels: result.blockLevels, clippedSamples: stats.finish().clippedSamples, zeroRuns, nearEdges: zeroRuns.length ? nearEdges : new ZeroRunList() };
     return { frames, first };
   });
 
@@ -88,5 +89,8 @@ export function measureIntegrityStream(
       if (spectrum) second.bandPower = spectrum.power64();
     });
   }
-  return finishIntegrity(context, first, second, options, clipping);
+  const block = finishIntegrity(context, first, second, options, clipping);
+  // The levels (4 bytes per block: 11 MB for four hours) go back now, not at the next full collection.
+  releaseArray(first.levels);
+  return block;
 }

@@ -2,7 +2,8 @@
 //
 // Everything here reads one clip's signal already in the arena (the standards set's mixdown) and
 // the speech segments the standards set found, so a clip is decoded and segmented once.
-import type { ChannelKernels, RepeatRun, RepeatScanOptions, ZeroRun } from "../dsp/channel-kernels.js";
+import type { ChannelKernels, RepeatRun, RepeatScanOptions } from "../dsp/channel-kernels.js";
+import { ZeroRunList } from "../dsp/integrity-stream.js";
 import type { Segment } from "./acoustics-activity.js";
 import { bandEdgeFromPower, planBandEdge, wadaSnrFromStatistic } from "./acoustics-quality.js";
 import { percentile } from "./percentile.js";
@@ -427,9 +428,9 @@ export interface IntegrityFirstPass {
   levels: Float32Array;
   /** Samples in clipping runs (the standards set's rule). */
   clippedSamples: number;
-  /** Zero runs with the wider edge windows, and the same runs with the near edge windows (both empty when there is none). */
-  zeroRuns: ZeroRun[];
-  nearEdges: ZeroRun[];
+  /** Zero runs with the wider edge windows, and the same runs with the near edge windows (both empty when there is none), in compact form. */
+  zeroRuns: ZeroRunList;
+  nearEdges: ZeroRunList;
 }
 
 /** What the second pass reads: only what needs the speech level or the final speech stretches; null for what is not needed. */
@@ -540,17 +541,17 @@ export function finishIntegrity(context: IntegrityContext, first: IntegrityFirst
     // samples (a decay that a pitch shift or resampling compressed into a millisecond still fails).
     const zeroRuns = first.zeroRuns;
     const nearEdges = first.nearEdges;
-    zeroRuns.forEach((r, k) => {
-      if (r.start === 0 || r.end >= n) return;
-      const near = nearEdges[k];
+    for (let k = 0; k < zeroRuns.length; k++) {
+      const start = zeroRuns.start(k), end = zeroRuns.end(k);
+      if (start === 0 || end >= n) continue;
       // Local level: the energy mean of the block holding the edge and its outer neighbour.
-      const localBefore = meanLevelDb(levels[Math.floor((r.start - 1) / block)], levels[Math.floor((r.start - 1) / block) - 1]);
-      const localAfter = meanLevelDb(levels[Math.floor(r.end / block)], levels[Math.floor(r.end / block) + 1]);
+      const localBefore = meanLevelDb(levels[Math.floor((start - 1) / block)], levels[Math.floor((start - 1) / block) - 1]);
+      const localAfter = meanLevelDb(levels[Math.floor(end / block)], levels[Math.floor(end / block) + 1]);
       const abrupt =
-        r.beforeDb >= localBefore - o.edgeBelowLocalDb && r.afterDb >= localAfter - o.edgeBelowLocalDb &&
-        near.beforeDb >= localBefore - o.nearEdgeBelowLocalDb && near.afterDb >= localAfter - o.nearEdgeBelowLocalDb;
-      if (abrupt && localBefore >= loud && localAfter >= loud) events.push([r.start / fs, r.end / fs]);
-    });
+        zeroRuns.beforeDb(k) >= localBefore - o.edgeBelowLocalDb && zeroRuns.afterDb(k) >= localAfter - o.edgeBelowLocalDb &&
+        nearEdges.beforeDb(k) >= localBefore - o.nearEdgeBelowLocalDb && nearEdges.afterDb(k) >= localAfter - o.nearEdgeBelowLocalDb;
+      if (abrupt && localBefore >= loud && localAfter >= loud) events.push([start / fs, end / fs]);
+    }
     // Sudden energy collapses: a run of blocks far below the loud blocks right next to it on both
     // sides, at least collapseMinS long (a plosive closure of TTS ramps through its edge blocks).
     const maxBlocks = Math.max(1, Math.round(o.collapseMaxS / (block / fs)));
@@ -621,12 +622,12 @@ export function finishIntegrity(context: IntegrityContext, first: IntegrityFirst
  */
 export function measureIntegrity(ch: ChannelKernels, vadSpeech: readonly Segment[], o: IntegrityOptions, clip: IntegrityClipping): IntegrityBlock {
   const lengths = integrityLengths(o, ch.sampleRate);
-  const zeroRuns = ch.zeroRuns(lengths.minRun, lengths.edge);
+  const zeroRuns = ZeroRunList.of(ch.zeroRuns(lengths.minRun, lengths.edge));
   const first: IntegrityFirstPass = {
     levels: ch.blockLevels(lengths.block),
     clippedSamples: ch.stats(clip.level, clip.minRun).clippedSamples,
     zeroRuns,
-    nearEdges: zeroRuns.length ? ch.zeroRuns(lengths.minRun, lengths.nearEdge) : [],
+    nearEdges: zeroRuns.length ? ZeroRunList.of(ch.zeroRuns(lengths.minRun, lengths.nearEdge)) : new ZeroRunList(),
   };
   const { context, plan } = planIntegrity(ch.length, ch.sampleRate, first, vadSpeech, o);
   const second: IntegritySecondPass = {

@@ -1,6 +1,7 @@
 // `voxmetrics score <inputs...>`: scores archives through the worker pool into JSONL, summary and CSV, with progress and resume.
 import { accessSync, constants } from "node:fs";
 import { resolve } from "node:path";
+import { setFlagsFromString } from "node:v8";
 import { Command } from "commander";
 import { DEFAULT_QUEUE_OPTIONS, failUnder, formatSummaryTable, scoreArchive, STDIN_INPUT, writeHtmlReportOfResults, type AgentChannel, type CompatMode, type InputFormat, type MetricProfile, type QueueStatus, type ScoreArchiveResult } from "../index.js";
 import { agentChannelOption, callTimeoutOption, checkOutputPath, compatOption, embedAudioOption, inputFormatOption, maxAudioSecondsOption, maxChannelsOption, parseNumber, parseScore, profileOption, saveStdin, stderrIsRichTerminal, STDOUT_PATH, thresholdOption, workerHeapOption, workersOption } from "./options.js";
@@ -99,7 +100,19 @@ export function registerScoreCommand(program: Command): void {
     });
 }
 
+/**
+ * V8's memory-saving heuristics for a scoring process, set before its worker threads start: V8's
+ * flags belong to the process, so they reach every worker isolate made afterwards as well as the
+ * main thread's collector. With them V8 grows a heap in smaller steps and collects before growing
+ * (its heuristics for memory-constrained devices): peak RSS of `score --workers 1` on a 4-h
+ * dual-channel recording 114 → 101 MB (medians of three runs), CPU time the same within noise
+ * (docs/long-recordings.md). Worker threads cannot be given V8 flags of their own (Node refuses
+ * them in a worker's execArgv).
+ */
+export const SCORE_V8_FLAGS = "--optimize-for-size";
+
 async function runScore(inputs: string[], flags: ScoreFlags, stdinPath: string | undefined): Promise<number> {
+  setFlagsFromString(SCORE_V8_FLAGS);
   if (flags.quiet && flags.verbose) throw new Error("--quiet and --verbose contradict each other; give one");
   if (flags.html && !flags.out) throw new Error("--html needs --out <file.jsonl>: the report is made from the results file");
   for (const [option, path] of [["--out", flags.out], ["--summary", flags.summary], ["--csv", flags.csv], ["--html", flags.html]] as const) if (path) checkOutputPath(option, path);

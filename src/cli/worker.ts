@@ -1,7 +1,9 @@
 // `voxmetrics worker --queue redis://…`: a long-running process that scores queued calls with its local pool; a health line on stderr, graceful stop on SIGTERM/SIGINT.
 import { Command, Option } from "commander";
 import { DEFAULT_QUEUE_OPTIONS, DEFAULT_QUEUE_WORKER_OPTIONS, startQueueWorker, type QueueWorkerHandle } from "../index.js";
+import { setFlagsFromString } from "node:v8";
 import { parseNumber, workersOption } from "./options.js";
+import { SCORE_V8_FLAGS } from "./score.js";
 
 interface WorkerFlags {
   queue: string;
@@ -45,6 +47,8 @@ export function registerWorkerCommand(program: Command): void {
 const log = (name: string, message: string) => process.stderr.write(`voxmetrics worker ${name}: ${message}\n`);
 
 async function runWorker(flags: WorkerFlags): Promise<number> {
+  // The same memory-saving heuristics as `score` (see SCORE_V8_FLAGS), before the pool's threads start.
+  setFlagsFromString(SCORE_V8_FLAGS);
   let handle: QueueWorkerHandle;
   let label = flags.name ?? `pid ${process.pid}`;
   let stopping = false;

@@ -23,11 +23,58 @@ export interface IntegrityStreamPlan {
   repeats?: RepeatScanOptions;
 }
 
+/**
+ * Runs of digital silence in compact form: 16 bytes a run (its bounds in an Int32Array, its edge
+ * levels in a Float32Array, as the kernels give them) instead of an object of four numbers each. A
+ * long clip has tens of thousands of runs (every short gap between syllables of synthetic speech).
+ */
+export class ZeroRunList {
+  private bounds = new Int32Array(32);
+  private edges = new Float32Array(32);
+  /** Runs held. */
+  length = 0;
+
+  /** The runs of a list of objects (ChannelKernels.zeroRuns). */
+  static of(runs: readonly ZeroRun[]): ZeroRunList {
+    const list = new ZeroRunList();
+    for (const r of runs) list.push(r.start, r.end, r.beforeDb, r.afterDb);
+    return list;
+  }
+
+  /** Append a run [start, end) with its edge levels (dB). */
+  push(start: number, end: number, beforeDb: number, afterDb: number): void {
+    const at = 2 * this.length;
+    if (at + 2 > this.bounds.length) {
+      const bounds = new Int32Array(2 * this.bounds.length);
+      bounds.set(this.bounds);
+      this.bounds = bounds;
+      const edges = new Float32Array(2 * this.edges.length);
+      edges.set(this.edges);
+      this.edges = edges;
+    }
+    this.bounds[at] = start;
+    this.bounds[at + 1] = end;
+    this.edges[at] = beforeDb;
+    this.edges[at + 1] = afterDb;
+    this.length++;
+  }
+
+  start(k: number): number { return this.bounds[2 * k]; }
+  end(k: number): number { return this.bounds[2 * k + 1]; }
+  beforeDb(k: number): number { return this.edges[2 * k]; }
+  afterDb(k: number): number { return this.edges[2 * k + 1]; }
+
+  /** The runs as objects (as ChannelKernels.zeroRuns gives them). */
+  toArray(): ZeroRun[] {
+    return Array.from({ length: this.length }, (_, k) => ({ start: this.start(k), end: this.end(k), beforeDb: this.beforeDb(k), afterDb: this.afterDb(k) }));
+  }
+}
+
 /** What IntegrityStream.finish returns. */
 export interface IntegrityStreamResult {
   /** The block levels (empty when the plan asks for none). */
   blockLevels: Float32Array;
-  zeroRuns: ZeroRun[][];
+  zeroRuns: ZeroRunList[];
   wadaSums: { count: number; sumAbs: number; sumLn: number } | null;
   repeats: RepeatRun[] | null;
 }
@@ -43,7 +90,7 @@ export class IntegrityStream {
   private readonly blockOut: number;
   private levels: Float32Array;
   private levelCount = 0;
-  private readonly searches: Array<{ state: number; runs: number; edges: number; found: ZeroRun[] }>;
+  private readonly searches: Array<{ state: number; runs: number; edges: number; found: ZeroRunList }>;
   private readonly wadaState: number | null;
   private readonly wadaOut: number;
   private readonly repeatState: number | null = null;
@@ -74,7 +121,7 @@ export class IntegrityStream {
       const runs = arena.allocI32(2 * room);
       const edges = arena.allocF32(2 * room);
       checkStatus(k.integrityZeroRunsInit(state, minRun, edgeLength, 0x7fffffff), "integrityZeroRunsInit");
-      return { state, runs, edges, found: [] as ZeroRun[] };
+      return { state, runs, edges, found: new ZeroRunList() };
     });
     this.wadaOut = arena.allocF64(3);
     if (plan.wadaRanges) {
@@ -145,10 +192,10 @@ export class IntegrityStream {
     this.levelCount += count;
   }
 
-  private drain(s: { state: number; runs: number; edges: number; found: ZeroRun[] }, ready = this.arena.k.integrityZeroRunsReady(s.state)): void {
+  private drain(s: { state: number; runs: number; edges: number; found: ZeroRunList }, ready = this.arena.k.integrityZeroRunsReady(s.state)): void {
     const r = this.arena.i32(s.runs, 2 * ready);
     const e = this.arena.f32(s.edges, 2 * ready);
-    for (let i = 0; i < ready; i++) s.found.push({ start: r[2 * i], end: r[2 * i + 1], beforeDb: e[2 * i], afterDb: e[2 * i + 1] });
+    for (let i = 0; i < ready; i++) s.found.push(r[2 * i], r[2 * i + 1], e[2 * i], e[2 * i + 1]);
     checkStatus(this.arena.k.integrityZeroRunsDrain(s.state, s.runs, s.edges, ready), "integrityZeroRunsDrain");
   }
 

@@ -2,6 +2,7 @@
 import type { PcmSource } from "../audio/pcm-source.js";
 import type { SpeechRunOptions } from "./channel-kernels.js";
 import { ActivityStream, readPlanarChunks, speechRunsOfLevels } from "./channel-stream.js";
+import { releaseArray } from "./release.js";
 import { withArena } from "./wasm.js";
 
 /**
@@ -34,26 +35,9 @@ export function speechRunsOfChannels(source: PcmSource, channels: readonly numbe
     const spent = levels.get(c)!;
     levels.delete(c);
     runs.set(c, withArena((arena) => speechRunsOfLevels(arena, spent, options)));
-    release(spent);
+    releaseArray(spent);
   }
   // A channel asked for twice gets its own copy of the runs.
   const given = new Set<number>();
   return channels.map((c) => (given.has(c) ? runs.get(c)!.slice() : (given.add(c), runs.get(c)!)));
-}
-
-/**
- * Give an array's memory back now rather than at the next full garbage collection: its buffer (whole,
- * owned by the array alone) is moved into a clone nothing references, which the next minor
- * collection frees; the array is left empty. Levels of a long recording (4 bytes per 10 ms and
- * channel, 11 MB for 4 h of two channels) would otherwise stay resident while the call's turns are
- * scored, long after they were used.
- */
-function release(array: Float32Array): void {
-  const buffer = array.buffer;
-  if (!(buffer instanceof ArrayBuffer) || array.byteOffset !== 0 || array.byteLength !== buffer.byteLength) return;
-  try {
-    structuredClone(buffer, { transfer: [buffer] });
-  } catch {
-    // A buffer that cannot be moved (WebAssembly memory, say) is left to the collector.
-  }
 }

@@ -67,7 +67,18 @@ export abstract class BaseVoiceMetric {
   skipped = false;
   score_breakdown: Record<string, unknown> | null = null;
   error: string | null = null;
-  verbose_logs: string | null = null;
+  /** The breakdown verbose_logs is made of, and that text once made (null: not measured). */
+  private logged: { breakdown: Record<string, unknown>; text: string | null } | null = null;
+
+  /**
+   * deepeval's `verbose_logs`: `Breakdown: ` and the last measurement's breakdown as JSON (null
+   * before any). Made when first read, not at every measurement: a call of hours has a breakdown
+   * of megabytes, which scoring never reads as text.
+   */
+  get verbose_logs(): string | null {
+    if (this.logged === null) return null;
+    return (this.logged.text ??= `Breakdown: ${JSON.stringify(this.logged.breakdown)}`);
+  }
 
   constructor(options: MetricOptions = {}) {
     const o = { ...DEFAULT_METRIC_OPTIONS, ...options };
@@ -116,7 +127,7 @@ export abstract class BaseVoiceMetric {
     this.skipped = score === null;
     this.reason = this.include_reason ? reason : null;
     this.success = this.threshold === null ? null : this.error !== null || score === null ? false : score >= this.threshold;
-    this.verbose_logs = `Breakdown: ${JSON.stringify(breakdown)}`;
+    this.logged = { breakdown, text: null };
     if (this.verbose_mode) process.stderr.write(`${this.verbose_logs}\n \nScore: ${score}\nReason: ${this.reason}\n`);
     return score;
   }

@@ -140,7 +140,7 @@ describe("IntegrityStream ≡ the whole-clip integrity kernels", () => {
           const got = streamed(x, plan, randomChunkSizes(seed, max), randomInt(random, 1, 4096));
           const label = `${sampleRate} Hz, ${n} samples, chunks ≤ ${max}`;
           expect(bitsOf(got.blockLevels), label).toBe(bitsOf(want.blockLevels));
-          expect(got.zeroRuns.map((r) => r.map((z) => [z.start, z.end, bitsOf([z.beforeDb, z.afterDb])])), label).toEqual(
+          expect(got.zeroRuns.map((r) => r.toArray().map((z) => [z.start, z.end, bitsOf([z.beforeDb, z.afterDb])])), label).toEqual(
             want.zeroRuns.map((r) => r.map((z) => [z.start, z.end, bitsOf([z.beforeDb, z.afterDb])])),
           );
           expect(bitsOf([got.wadaSums!.count, got.wadaSums!.sumAbs, got.wadaSums!.sumLn]), label).toBe(bitsOf([want.wadaSums!.count, want.wadaSums!.sumAbs, want.wadaSums!.sumLn]));
