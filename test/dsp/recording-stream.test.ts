@@ -5,7 +5,7 @@ import { DEFAULT_ACOUSTICS_OPTIONS } from "../../src/analysis/acoustics-options.
 import { memoryPcmSource } from "../../src/audio/pcm-source.js";
 import type { DecodedAudio } from "../../src/audio/types.js";
 import { speechRunsStream } from "../../src/dsp/channel-stream.js";
-import { speechRunsOfChannels } from "../../src/dsp/recording-stream.js";
+import { IN_PLACE_DECISION_MIN_LEVELS, speechRunsOfChannels } from "../../src/dsp/recording-stream.js";
 import { seededRandom } from "../helpers/random.js";
 
 /** Bursts of a tone on each channel at its own times, over faint noise. */
@@ -48,6 +48,17 @@ describe("speechRunsOfChannels", () => {
       }
     });
   }
+
+  it("decides a channel of more levels than IN_PLACE_DECISION_MIN_LEVELS where they are, with the same runs as speechRunsStream (the kernel on a copy)", () => {
+    // 8 kHz (the lowest telephone rate) keeps the PCM small: the threshold is reached at about 44 minutes.
+    const rate = 8000;
+    const seconds = Math.ceil((IN_PLACE_DECISION_MIN_LEVELS * 1.05) / 100);
+    const audio = stereoCall(rate, seconds, 2, 7);
+    const runs = speechRunsOfChannels(memoryPcmSource(audio), [0, 1], options);
+    const alone = [0, 1].map((c) => speechRunsStream(memoryPcmSource(audio), c, options));
+    expect(alone.every((r) => r.length > 1000)).toBe(true);
+    expect(runs.map((r) => Array.from(r))).toEqual(alone.map((r) => Array.from(r)));
+  });
 
   it("refuses a channel the source does not have", () => {
     const audio = stereoCall(16000, 1, 2, 1);
