@@ -1,0 +1,185 @@
+// The windowed clip search (WindowedClipLocator in src/dsp/locate.ts) gives exactly the whole-render search's offsets, falls back to it when the layout needs it, and holds a bounded arena whatever the render's length.
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { decodeAudio, downmixTruncating } from "../../src/audio/index.js";
+import { listSimTurnFiles } from "../../src/ingest/formats/deepeval-sim.js";
+import { sharedDir } from "../helpers/shared.js";
+import { locateClipsInMix, type LocateOptions, type MixSource } from "../../src/dsp/locate.js";
+import { makeScenario, randomInt, render } from "./locate-scenarios.js";
+import { seededRandom, type Random } from "./parity-signals.js";
+
+/** A turn-like clip: a noisy tone under a syllable envelope, as TTS speech is for the locator (loud, never periodic). */
+function speech(random: Random, samples: number, rate = 24000, level = 6000): Int16Array {
+  const f = 120 + 200 * random();
+  return Int16Array.from({ length: samples }, (_, k) => Math.round((0.5 + 0.5 * Math.sin((2 * Math.PI * 4 * k) / rate)) * (level * Math.sin((2 * Math.PI * f * k) / rate) + (level / 4) * (random() - 0.5))));
+}
+
+/** The render as a MixSource giving pieces of random sizes (what a file reader gives), counting its fills. */
+function source(mix: Int16Array, random: Random): MixSource & { fills: number } {
+  const s = {
+    length: mix.length,
+    fills: 0,
+    fill(put: (piece: Int16Array) => void) {
+      s.fills++;
+      for (let at = 0; at < mix.length; ) {
+        const n = Math.min(mix.length - at, randomInt(random, 1, 70000));
+        put(Int16Array.from(mix.subarray(at, at + n)));
+        at += n;
+      }
+    },
+  };
+  return s;
+}
+
+/** Offsets of the windowed search and which search answered. */
+function windowed(mix: Int16Array | MixSource, clips: Array<Int16Array | null>, options: LocateOptions = {}): { offsets: Array<number | null>; search: string } {
+  let search = "";
+  const offsets = locateClipsInMix(mix, clips, { ...options, onSearch: (s) => (search = s) });
+  return { offsets, search };
+}
+
+/** Every folder under `dir` holding a combined render. */
+function simFolders(dir: string): string[] {
+  const entries = readdirSync(dir, { withFileTypes: true });
+  const here = entries.some((e) => e.isFile() && e.name === "deepeval-conversation.wav") ? [dir] : [];
+  return [...here, ...entries.filter((e) => e.isDirectory()).flatMap((e) => simFolders(join(dir, e.name)))];
+}
+
+const shared = sharedDir();
+
+const whole = (mix: Int16Array, clips: Array<Int16Array | null>) => locateClipsInMix(mix, clips, { search: "whole" });
+
+interface Layout {
+  clips: Int16Array[];
+  offsets: number[];
+  length: number;
+}
+
+/** Turns one after another: gaps drawn from `gap` (negative: the next turn barges in), the render ending `tail` samples after the last turn. */
+function conversation(random: Random, turns: number, clipSamples: () => number, gap: (i: number) => number, first = 0, tail = 0, level = 6000): Layout {
+  const clips: Int16Array[] = [];
+  const offsets: number[] = [];
+  let at = first;
+  for (let i = 0; i < turns; i++) {
+    const c = speech(random, clipSamples(), 24000, level);
+    clips.push(c);
+    offsets.push(at);
+    at = Math.max(0, at + c.length + gap(i));
+  }
+  const length = Math.max(...clips.map((c, i) => offsets[i] + c.length)) + tail;
+  return { clips, offsets, length };
+}
+
+describe("windowed clip search", () => {
+  it("gives the whole search's offsets on random renders (overlaps, clamping, repeats, absent, altered, reordered clips), as an array and as pieces", () => {
+    for (const seed of [20260115, 77]) {
+      const random = seededRandom(seed);
+      const used = { windowed: 0, whole: 0 };
+      let placed = 0;
+      for (let s = 0; s < 1500; s++) {
+        const { mix, clips } = makeScenario(random);
+        const want = whole(mix, clips);
+        const got = windowed(s % 2 ? source(mix, random) : mix, clips, { windowSamples: 4096 });
+        expect(got.offsets, `seed ${seed}, scenario ${s}, ${got.search}`).toEqual(want);
+        if (got.search) used[got.search as "whole"]++;
+        placed += want.filter((o) => o !== null).length;
+      }
+      // Both paths must be exercised, or the comparison proves little.
+      expect(used.windowed).toBeGreaterThan(800);
+      expect(used.whole).toBeGreaterThan(100);
+      expect(placed).toBeGreaterThan(2000);
+    }
+  });
+
+  it("places turns windowed with overlaps, silences longer than the window, clips at both ends, a clip longer than the window and clamped sums", () => {
+    const random = seededRandom(5);
+    const window = 8192;
+    const layouts: Array<[string, Layout]> = [
+      ["back to back from sample 0 to the last sample", conversation(random, 30, () => randomInt(random, 2000, 7000), () => 0)],
+      ["gaps and barge-ins", conversation(random, 40, () => randomInt(random, 2000, 7000), (i) => (i % 3 === 2 ? -randomInt(random, 200, 1500) : randomInt(random, 0, 3000)), 500, 700)],
+      ["silences longer than the window", conversation(random, 12, () => randomInt(random, 1000, 5000), (i) => (i % 2 ? 3 * window + randomInt(random, 0, 999) : randomInt(random, 0, 100)), 0, 2 * window)],
+      ["long clips (over the window) among short ones", conversation(random, 10, () => (random() < 0.4 ? randomInt(random, window + 1, 3 * window) : randomInt(random, 500, 3000)), (i) => (i % 4 === 3 ? -400 : 1000))],
+      ["loud turns clamped where they overlap", conversation(random, 24, () => randomInt(random, 3000, 6000), (i) => (i % 2 ? -randomInt(random, 500, 2500) : 50), 0, 0, 30000)],
+    ];
+    for (const [name, { clips, offsets, length }] of layouts) {
+      const mix = render(clips, offsets, length);
+      const want = whole(mix, clips);
+      if (name.startsWith("loud")) expect(mix.some((x) => x === 32767 || x === -32768), name).toBe(true);
+      if (name.startsWith("back")) expect([offsets[0], offsets.at(-1)! + clips.at(-1)!.length], name).toEqual([0, mix.length]);
+      // The layout is placed (a comparison of two empty results would prove nothing)…
+      expect(want.filter((o) => o !== null).length, name).toBeGreaterThanOrEqual(clips.length - 2);
+      for (const order of ["file", "reversed"]) {
+        const list = order === "file" ? clips : [...clips].reverse();
+        const expected = order === "file" ? want : [...want].reverse();
+        for (const input of [mix, source(mix, random)]) {
+          const got = windowed(input, list, { windowSamples: window });
+          // …by the windowed search, with the whole search's offsets, in turn order or not.
+          expect(got, `${name}, ${order} order`).toEqual({ offsets: expected, search: "windowed" });
+          if (input !== mix) expect((input as { fills: number }).fills, name).toBe(1);
+        }
+      }
+    }
+  });
+
+  it("falls back to the whole search, reading the render again, when a clip's audio occurs in two segments", () => {
+    const random = seededRandom(6);
+    const a = speech(random, 4000);
+    const b = speech(random, 3000);
+    const far = 40000;
+    const mix = render([a, b, a], [1000, 9000, far], far + 5000);
+    // The turn files list a once, or twice (twins): the whole search leaves a single a unplaced (two
+    // offsets, one turn) and places twins in turn order; b is placed either way.
+    for (const clips of [[a, b], [a, b, Int16Array.from(a)], [b]]) {
+      const input = source(mix, random);
+      const got = windowed(input, clips, { windowSamples: 8192 });
+      expect(got.offsets).toEqual(whole(mix, clips));
+      expect(got.search).toBe(clips.length === 1 ? "windowed" : "whole");
+      expect(input.fills).toBe(clips.length === 1 ? 1 : 2);
+    }
+    expect(whole(mix, [a, b])).toEqual([null, 9000]);
+  });
+
+  it("holds an arena bounded whatever the render's length; the whole search's grows with it", () => {
+    const random = seededRandom(8);
+    const window = 1 << 16;
+    const turns = conversation(random, 20, () => randomInt(random, 12000, 48000), (i) => (i % 5 === 4 ? -3000 : 2000));
+    const arenaOf = (stretch: number, search: LocateOptions["search"]) => {
+      // The same turns with the silences between them `stretch` times longer: only the render grows.
+      const offsets = turns.offsets.map((o, i) => o + (stretch - 1) * 24000 * i);
+      const mix = render(turns.clips, offsets, Math.max(...turns.clips.map((c, i) => offsets[i] + c.length)) + 1000);
+      let bytes = 0;
+      const got = locateClipsInMix(mix, turns.clips, { windowSamples: window, search, onArenaUsed: (b) => (bytes = b) });
+      expect(got).toEqual(offsets);
+      return { bytes, samples: mix.length };
+    };
+    const short = arenaOf(1, "windowed");
+    const long = arenaOf(40, "windowed");
+    expect(long.samples).toBeGreaterThan(20 * short.samples);
+    // The window (about 13 bytes a sample) and the clips' anchors, not the render.
+    expect(long.bytes).toBeLessThanOrEqual(short.bytes);
+    expect(long.bytes).toBeLessThan(16 * 2 * 48000 + 2 * 20 * 48000 + (1 << 20));
+    const wholeLong = arenaOf(40, "whole");
+    expect(wholeLong.bytes).toBeGreaterThan(5 * long.samples);
+    expect(wholeLong.bytes).toBeGreaterThan(10 * long.bytes);
+  });
+
+  it.skipIf(!shared)("gives the whole search's offsets on the simulation folders of ../shared/parity, at any window", () => {
+    const folders = simFolders(join(shared as string, "parity"));
+    expect(folders.length).toBeGreaterThan(0);
+    for (const dir of folders) {
+      const decode = (name: string) => decodeAudio(new Uint8Array(readFileSync(join(dir, name))), { compat: "deepeval", name });
+      const render = decode("deepeval-conversation.wav");
+      const mix = downmixTruncating(render.samples, render.channels);
+      const clips = listSimTurnFiles(dir).map((f) => {
+        const d = decode(f.name);
+        return d.sampleRate === render.sampleRate ? downmixTruncating(d.samples, d.channels) : null;
+      });
+      const want = whole(mix, clips);
+      expect(want.filter((o) => o !== null).length, dir).toBeGreaterThan(0);
+      for (const windowSamples of [4096, 1 << 16, 1 << 18, undefined]) {
+        expect(windowed(mix, clips, { windowSamples }), `${dir}, window ${windowSamples}`).toEqual({ offsets: want, search: "windowed" });
+      }
+    }
+  });
+});
