@@ -5,8 +5,9 @@ import { describe, expect, it } from "vitest";
 import { decodeAudio, downmixTruncating } from "../../src/audio/index.js";
 import { listSimTurnFiles } from "../../src/ingest/formats/deepeval-sim.js";
 import { sharedDir } from "../helpers/shared.js";
-import { locateClipsInMix, type LocateOptions, type MixSource } from "../../src/dsp/locate.js";
-import { makeScenario, randomInt, render } from "./locate-scenarios.js";
+import { ClipLocatorSession, locateClipsInMix, type LocateOptions, type MixSource } from "../../src/dsp/locate.js";
+import { withArena } from "../../src/dsp/wasm.js";
+import { makeClip, makeScenario, randomInt, render } from "./locate-scenarios.js";
 import { seededRandom, type Random } from "./parity-signals.js";
 
 /** A turn-like clip: a noisy tone under a syllable envelope, as TTS speech is for the locator (loud, never periodic). */
@@ -181,5 +182,64 @@ describe("windowed clip search", () => {
         expect(windowed(mix, clips, { windowSamples }), `${dir}, window ${windowSamples}`).toEqual({ offsets: want, search: "windowed" });
       }
     }
+  });
+
+  it("locateScanAnchors finds every occurrence of distinctive anchors that a scan of the residual finds, before and after placements", () => {
+    const random = seededRandom(9);
+    const distinct = (a: ArrayLike<number>) => Array.from(a).filter((x) => x >= 64 || x <= -64).length * 2 >= 24;
+    let found = 0;
+    for (let t = 0; t < 30; t++) {
+      const { mix } = makeScenario(random);
+      if (mix.length < 200) continue;
+      const clips = Array.from({ length: 4 }, () => {
+        const len = randomInt(random, 24, Math.min(mix.length, 5000));
+        const start = randomInt(random, 0, mix.length - len);
+        return random() < 0.8 ? mix.slice(start, start + len) : makeClip(random, len);
+      });
+      withArena((arena) => {
+        const session = new ClipLocatorSession(arena, mix, Array.from({ length: 4 }, () => clips).flat());
+        const k = session.k;
+        const residual = () => arena.i32(session.residual, mix.length);
+        // Anchors: pieces of the render and of the clips, the distinctive ones (the locator only has such).
+        const anchors: Int16Array[] = [];
+        for (let a = 0; a < 60; a++) {
+          const from = random() < 0.5 ? mix : clips[randomInt(random, 0, 3)];
+          const at = randomInt(random, 0, from.length - 24);
+          if (distinct(from.subarray(at, at + 24))) anchors.push(from.slice(at, at + 24));
+        }
+        const table = arena.allocI16(24 * anchors.length);
+        anchors.forEach((a, i) => arena.i16(table, 24 * anchors.length).set(a, 24 * i));
+        const head = arena.allocI32(256);
+        const entries = arena.alloc(k.locateAnchorEntryBytes(anchors.length));
+        expect(k.locateAnchorTableInit(table, anchors.length, head, 256, entries)).toBe(0);
+        const cap = 1 << 17;
+        const out = arena.allocI32(2 * cap);
+        const check = (label: string) => {
+          const count = k.locateScanAnchors(session.state, table, head, 256, entries, 0, mix.length - 1, out, cap);
+          expect(count, label).toBeGreaterThanOrEqual(0);
+          const pairs = arena.i32(out, 2 * count);
+          const got = new Set(Array.from({ length: count }, (_, f) => `${pairs[2 * f]}:${pairs[2 * f + 1]}`));
+          const r = residual();
+          const want = new Set<string>();
+          anchors.forEach((a, i) => {
+            for (let x = 0; x + 24 <= r.length; x++) {
+              let q = 0;
+              while (q < 24 && r[x + q] === a[q]) q++;
+              if (q === 24) want.add(`${x}:${i}`);
+            }
+          });
+          expect(got, label).toEqual(want);
+          expect(got.size, label).toBe(count);
+          found += count;
+        };
+        check(`render ${t}`);
+        for (let round = 0; round < 3; round++) {
+          const i = randomInt(random, 0, 3);
+          session.place(i, randomInt(random, 0, mix.length - clips[i].length));
+          check(`render ${t}, placement ${round}`);
+        }
+      });
+    }
+    expect(found).toBeGreaterThan(500);
   });
 });
