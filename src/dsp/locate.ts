@@ -6,6 +6,7 @@
 import { checkStatus, KernelError } from "./kernel-error.js";
 import { INDEX_FULL } from "./kernel-status.js";
 import { peelClips } from "./peel.js";
+import { anchorPositionsReference } from "./reference/locate.js";
 import { withArena, type Arena, type KernelExports } from "./wasm.js";
 
 /** Anchors tried per clip when only part of it can match (the rest overlaps another clip). */
@@ -267,8 +268,8 @@ export class WindowedClipLocator {
   private head = 0;
   private entries = 0;
   private capacity = 0;
-  /** The render samples of the window, [start, start + filled). */
-  private buf: Int16Array;
+  /** The render samples of the window, [start, start + filled), int16 in the arena (each sample enters it once). */
+  private mixBuf = 0;
   private start = 0;
   private filled = 0;
   /** First sample of the current segment. */
@@ -302,17 +303,17 @@ export class WindowedClipLocator {
     this.scanOut = arena.allocI32(2 * SCAN_CAP);
     // Anchors of every clip that may be placed, computed on one scratch copy at a time.
     this.partialAnchors = arena.allocI32(PARTIAL_ANCHORS * clips.length);
-    const full = arena.allocI32(1);
-    const clipScratch = arena.allocI16(maxLength);
     const anchorSamples = k.locateAnchorSamples();
     for (const i of pending) {
+      // The anchors' readable twin (the kernel's locateAnchors, tested equal): a clip enters the arena only where it is tried.
       const clip = clips[i] as Int16Array;
-      arena.copyPcmTo(clipScratch, clip);
-      const fullCount = k.locateAnchors(clipScratch, clip.length, 1, full);
-      if (fullCount > 0) this.fullAnchor[i] = arena.i32(full, 1)[0];
-      this.partialCount[i] = k.locateAnchors(clipScratch, clip.length, PARTIAL_ANCHORS, this.partialAnchors + 4 * PARTIAL_ANCHORS * i);
-      const own = new Set(arena.i32(this.partialAnchors + 4 * PARTIAL_ANCHORS * i, this.partialCount[i]));
-      if (fullCount > 0) own.add(this.fullAnchor[i]);
+      const [fullAt] = anchorPositionsReference(clip, 1);
+      if (fullAt !== undefined) this.fullAnchor[i] = fullAt;
+      const partial = anchorPositionsReference(clip, PARTIAL_ANCHORS);
+      this.partialCount[i] = partial.length;
+      arena.i32(this.partialAnchors + 4 * PARTIAL_ANCHORS * i, partial.length).set(partial);
+      const own = new Set(partial);
+      if (fullAt !== undefined) own.add(fullAt);
       for (const p of own) {
         this.anchorClip.push(i);
         this.anchorPos.push(p);
@@ -330,8 +331,8 @@ export class WindowedClipLocator {
     this.tableEntries = arena.alloc(k.locateAnchorEntryBytes(count));
     checkStatus(k.locateAnchorTableInit(this.tableAnchors, count, this.tableHead, this.tableBuckets, this.tableEntries), "locateAnchorTableInit");
     this.pool = new ClipPool(arena, Math.max(maxLength, this.windowSamples));
-    this.buf = new Int16Array(this.windowSamples);
     this.allocateWindow();
+    this.mixBuf = arena.allocI16(this.windowSamples);
   }
 
   /** (Re)allocate the window's residual, mask and index for windowSamples samples and extraEntries re-index entries. */
@@ -370,11 +371,11 @@ export class WindowedClipLocator {
   private push(piece: Int16Array): void {
     let at = 0;
     while (at < piece.length) {
-      const take = Math.min(piece.length - at, this.buf.length - this.filled);
-      this.buf.set(piece.subarray(at, at + take), this.filled);
+      const take = Math.min(piece.length - at, this.windowSamples - this.filled);
+      this.arena.copyPcmTo(this.mixBuf + 2 * this.filled, piece.subarray(at, at + take));
       this.filled += take;
       at += take;
-      if (this.filled === this.buf.length && this.start + this.filled < this.n) this.window(false);
+      if (this.filled === this.windowSamples && this.start + this.filled < this.n) this.window(false);
     }
   }
 
@@ -390,16 +391,17 @@ export class WindowedClipLocator {
       if (cut === null) {
         // No cut fits: the window grows and is searched again once filled.
         this.windowSamples *= 2;
-        const grown = new Int16Array(this.windowSamples);
-        grown.set(this.buf.subarray(0, this.filled));
-        this.buf = grown;
         this.extraEntries = Math.floor(this.windowSamples / 4) + 64;
         this.allocateWindow();
+        const grown = this.arena.allocI16(this.windowSamples);
+        this.arena.u8(0, grown + 2 * this.filled).copyWithin(grown, this.mixBuf, this.mixBuf + 2 * this.filled);
+        this.mixBuf = grown;
         return;
       }
       if (last) return;
       const keepFrom = cut - MARGIN - this.start;
-      this.buf.copyWithin(0, keepFrom, this.filled);
+      this.arena.u8(0, this.mixBuf + 2 * this.filled).copyWithin(this.mixBuf, this.mixBuf + 2 * keepFrom, this.mixBuf + 2 * this.filled);
+      this.pool.keep((i) => this.pending.has(i) && !this.homed[i]);
       this.filled -= keepFrom;
       this.start += keepFrom;
       this.segStart = cut;
@@ -423,9 +425,7 @@ export class WindowedClipLocator {
     this.windowLength = m;
     this.occ.clear();
     this.placedHere = [];
-    this.pool.reset();
-    this.arena.copyPcmTo(this.residual + 2 * m, this.buf.subarray(0, m));
-    checkStatus(k.locateInit(this.state, this.residual + 2 * m, m, this.residual, this.wild, this.head, k.locateBucketCount(m), this.entries, this.capacity), "locateInit");
+    checkStatus(k.locateInit(this.state, this.mixBuf, m, this.residual, this.wild, this.head, k.locateBucketCount(m), this.entries, this.capacity), "locateInit");
     this.scan(0, m - 1);
     try {
       peelClips(this.pending, this.offsets, this);
@@ -536,34 +536,54 @@ export class WindowedClipLocator {
 const ANCHOR_SAMPLES = 24;
 const KEY_STRIDE = 8;
 
-/** The clips of one window in the arena: copied when first tried there; the regions are reused window after window. */
+/**
+ * The clips tried in the current window, in one arena region. A clip enters the arena once: when a
+ * window is cut, the clips that may still be tried (pending, segment not closed) are moved to the
+ * front and the others dropped; a full region is replaced by one twice as large.
+ */
 class ClipPool {
-  private readonly regions: Array<{ ptr: number; bytes: number }> = [];
-  private region = 0;
+  private ptr = 0;
+  private bytes = 0;
   private used = 0;
-  private readonly at = new Map<number, number>();
+  /** Byte offset in the region of each clip held, in placement order. */
+  private readonly at = new Map<number, { offset: number; bytes: number }>();
 
-  constructor(private readonly arena: Arena, private readonly regionSamples: number) {}
+  constructor(private readonly arena: Arena, regionSamples: number) {
+    this.bytes = 2 * regionSamples;
+    this.ptr = arena.alloc(this.bytes);
+  }
 
-  reset(): void {
-    this.region = 0;
-    this.used = 0;
-    this.at.clear();
+  /** Keep only the clips `wanted` says, moved to the front of the region (within WebAssembly memory). */
+  keep(wanted: (i: number) => boolean): void {
+    const memory = this.arena.u8(0, this.ptr + this.used);
+    let used = 0;
+    for (const [i, c] of [...this.at].sort((x, y) => x[1].offset - y[1].offset)) {
+      if (!wanted(i)) {
+        this.at.delete(i);
+        continue;
+      }
+      memory.copyWithin(this.ptr + used, this.ptr + c.offset, this.ptr + c.offset + c.bytes);
+      c.offset = used;
+      used += c.bytes;
+    }
+    this.used = used;
   }
 
   pointer(i: number, clip: Int16Array): number {
-    let ptr = this.at.get(i);
-    if (ptr !== undefined) return ptr;
+    const held = this.at.get(i);
+    if (held) return this.ptr + held.offset;
     const bytes = (2 * clip.length + 15) & ~15;
-    while (this.region < this.regions.length && this.used + bytes > this.regions[this.region].bytes) {
-      this.region++;
-      this.used = 0;
+    if (this.used + bytes > this.bytes) {
+      const size = Math.max(2 * this.bytes, this.used + bytes);
+      const ptr = this.arena.alloc(size);
+      this.arena.u8(0, ptr + this.used).copyWithin(ptr, this.ptr, this.ptr + this.used);
+      this.ptr = ptr;
+      this.bytes = size;
     }
-    if (this.region === this.regions.length) this.regions.push({ ptr: this.arena.alloc(Math.max(bytes, 2 * this.regionSamples)), bytes: Math.max(bytes, 2 * this.regionSamples) });
-    ptr = this.regions[this.region].ptr + this.used;
+    const offset = this.used;
     this.used += bytes;
-    this.arena.copyPcmTo(ptr, clip);
-    this.at.set(i, ptr);
-    return ptr;
+    this.arena.copyPcmTo(this.ptr + offset, clip);
+    this.at.set(i, { offset, bytes });
+    return this.ptr + offset;
   }
 }
