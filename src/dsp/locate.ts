@@ -28,24 +28,6 @@ export interface MixSource {
   fill(put: (piece: Int16Array) => void): void;
 }
 
-/**
- * Clips read when the locator needs them (a turn file decoded again, say) instead of all held at
- * once: the windowed search asks for a clip's samples when it takes its anchors and when the clip is
- * tried in a window, the whole-render search for every clip up front.
- */
-export interface ClipSource {
-  readonly count: number;
-  /** Samples of clip `i`; 0 for a clip that is not there (undecodable, another rate). */
-  lengthOf(i: number): number;
-  /** The lengthOf(i) samples of clip `i` (lengthOf(i) > 0); may decode them afresh at each call. */
-  samples(i: number): Int16Array;
-}
-
-/** A list of clips as a ClipSource. */
-function clipArray(clips: Array<Int16Array | null>): ClipSource {
-  return { count: clips.length, lengthOf: (i) => clips[i]?.length ?? 0, samples: (i) => clips[i] as Int16Array };
-}
-
 /** The render, its residual index and the clips, in a session's arena for one locateClipsInMix call. */
 export class ClipLocatorSession {
   readonly k: KernelExports;
@@ -189,10 +171,9 @@ export const LOCATE_WINDOW_SAMPLES = 1 << 20;
  * same results; when the render's layout does not allow that (see WindowedClipLocator), the whole
  * render is searched instead, and a MixSource is then filled a second time.
  */
-export function locateClipsInMix(mix: Int16Array | MixSource, clipList: Array<Int16Array | null> | ClipSource, options: LocateOptions = {}): Array<number | null> {
-  const clips = Array.isArray(clipList) ? clipArray(clipList) : clipList;
-  const offsets: Array<number | null> = Array.from({ length: clips.count }, () => null);
-  const eligible = offsets.flatMap((_, i) => (clips.lengthOf(i) > 0 && clips.lengthOf(i) <= mix.length ? [i] : []));
+export function locateClipsInMix(mix: Int16Array | MixSource, clips: Array<Int16Array | null>, options: LocateOptions = {}): Array<number | null> {
+  const offsets: Array<number | null> = clips.map(() => null);
+  const eligible = clips.flatMap((c, i) => (c && c.length > 0 && c.length <= mix.length ? [i] : []));
   if (eligible.length === 0) return offsets;
   const windowSamples = Math.max(WINDOW_FLOOR, Math.floor(options.windowSamples ?? LOCATE_WINDOW_SAMPLES));
   if (options.search !== "whole" && mix.length > windowSamples) {
@@ -211,7 +192,7 @@ export function locateClipsInMix(mix: Int16Array | MixSource, clipList: Array<In
   options.onSearch?.("whole");
   const pending = new Set(eligible);
   return withArena((arena) => {
-    peelClips(pending, offsets, new ClipLocatorSession(arena, mix, offsets.map((_, i) => (pending.has(i) ? clips.samples(i) : null))));
+    peelClips(pending, offsets, new ClipLocatorSession(arena, mix, clips.map((c, i) => (pending.has(i) ? c : null))));
     options.onArenaUsed?.(arena.used());
     return offsets;
   });
@@ -302,16 +283,16 @@ export class WindowedClipLocator {
   constructor(
     private readonly arena: Arena,
     private readonly n: number,
-    private readonly clips: ClipSource,
+    private readonly clips: Array<Int16Array | null>,
     private readonly pending: Set<number>,
     private readonly offsets: Array<number | null>,
     windowSamples: number,
   ) {
     const k = (this.k = arena.k);
-    this.lengths = Array.from({ length: clips.count }, (_, i) => clips.lengthOf(i));
-    this.homed = new Uint8Array(clips.count);
-    this.fullAnchor = this.lengths.map(() => -1);
-    this.partialCount = this.lengths.map(() => 0);
+    this.lengths = clips.map((c) => (c ? c.length : 0));
+    this.homed = new Uint8Array(clips.length);
+    this.fullAnchor = clips.map(() => -1);
+    this.partialCount = clips.map(() => 0);
     const maxLength = Math.max(...[...pending].map((i) => this.lengths[i]));
     this.windowSamples = Math.max(windowSamples, 2 * maxLength + 4 * MARGIN);
     this.extraEntries = Math.floor(this.windowSamples / 4) + 64;
@@ -321,12 +302,11 @@ export class WindowedClipLocator {
     this.out = arena.allocI32(1);
     this.scanOut = arena.allocI32(2 * SCAN_CAP);
     // Anchors of every clip that may be placed, computed on one scratch copy at a time.
-    this.partialAnchors = arena.allocI32(PARTIAL_ANCHORS * clips.count);
+    this.partialAnchors = arena.allocI32(PARTIAL_ANCHORS * clips.length);
     const anchorSamples = k.locateAnchorSamples();
-    const snippets: Int16Array[] = [];
     for (const i of pending) {
       // The anchors' readable twin (the kernel's locateAnchors, tested equal): a clip enters the arena only where it is tried.
-      const clip = clips.samples(i);
+      const clip = clips[i] as Int16Array;
       const [fullAt] = anchorPositionsReference(clip, 1);
       if (fullAt !== undefined) this.fullAnchor[i] = fullAt;
       const partial = anchorPositionsReference(clip, PARTIAL_ANCHORS);
@@ -337,13 +317,15 @@ export class WindowedClipLocator {
       for (const p of own) {
         this.anchorClip.push(i);
         this.anchorPos.push(p);
-        snippets.push(clip.slice(p, p + anchorSamples));
       }
     }
     const count = this.anchorClip.length;
     this.tableAnchors = arena.allocI16(anchorSamples * count);
     const view = arena.i16(this.tableAnchors, anchorSamples * count);
-    snippets.forEach((snippet, a) => view.set(snippet, a * anchorSamples));
+    this.anchorClip.forEach((i, a) => {
+      const p = this.anchorPos[a];
+      view.set((clips[i] as Int16Array).subarray(p, p + anchorSamples), a * anchorSamples);
+    });
     this.tableBuckets = Math.max(16, 2 ** Math.ceil(Math.log2(Math.max(1, 8 * count))));
     this.tableHead = arena.allocI32(this.tableBuckets);
     this.tableEntries = arena.alloc(k.locateAnchorEntryBytes(count));
@@ -515,13 +497,13 @@ export class WindowedClipLocator {
 
   fullMatches(i: number): number[] {
     if (!this.tried(i) || this.fullAnchor[i] < 0) return [];
-    const count = checkStatus(this.k.locateFullMatches(this.state, this.pool.pointer(i, this.clips), this.lengths[i], this.fullAnchor[i], this.hits), "locateFullMatches");
+    const count = checkStatus(this.k.locateFullMatches(this.state, this.pool.pointer(i, this.clips[i] as Int16Array), this.lengths[i], this.fullAnchor[i], this.hits), "locateFullMatches");
     return count === 0 ? [] : Array.from(this.arena.i32(this.hits, count), (o) => o + this.start);
   }
 
   partialMatch(i: number): number | null {
     if (!this.tried(i)) return null;
-    const ptr = this.pool.pointer(i, this.clips);
+    const ptr = this.pool.pointer(i, this.clips[i] as Int16Array);
     const found = checkStatus(
       this.k.locatePartialMatch(this.state, ptr, this.lengths[i], this.partialAnchors + 4 * PARTIAL_ANCHORS * i, this.partialCount[i], this.scratch, this.out),
       "locatePartialMatch",
@@ -531,9 +513,9 @@ export class WindowedClipLocator {
 
   sameSamples(i: number, j: number): boolean {
     if (i === j) return true;
-    if (this.lengths[i] !== this.lengths[j]) return false;
-    const a = this.clips.samples(i);
-    const b = this.clips.samples(j);
+    const a = this.clips[i] as Int16Array;
+    const b = this.clips[j] as Int16Array;
+    if (a.length !== b.length) return false;
     for (let q = 0; q < a.length; q++) if (a[q] !== b[q]) return false;
     return true;
   }
@@ -541,7 +523,7 @@ export class WindowedClipLocator {
   place(i: number, offset: number): void {
     const local = offset - this.start;
     const len = this.lengths[i];
-    const status = this.k.locatePlace(this.state, this.pool.pointer(i, this.clips), len, local);
+    const status = this.k.locatePlace(this.state, this.pool.pointer(i, this.clips[i] as Int16Array), len, local);
     if (status === INDEX_FULL) throw new IndexFull();
     checkStatus(status, "locatePlace");
     this.placedHere.push(i);
@@ -587,10 +569,9 @@ class ClipPool {
     this.used = used;
   }
 
-  pointer(i: number, clips: ClipSource): number {
+  pointer(i: number, clip: Int16Array): number {
     const held = this.at.get(i);
     if (held) return this.ptr + held.offset;
-    const clip = clips.samples(i);
     const bytes = (2 * clip.length + 15) & ~15;
     if (this.used + bytes > this.bytes) {
       const size = Math.max(2 * this.bytes, this.used + bytes);

@@ -3,7 +3,7 @@ import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { decodeAudio, downmixTruncating, type DecodedAudio } from "../../audio/index.js";
 import { openCompatRecordingReader, type RecordingReader } from "../../audio/wav-range.js";
-import { locateClipsInMix, type ClipSource, type MixSource } from "../../dsp/locate.js";
+import { locateClipsInMix, type MixSource } from "../../dsp/locate.js";
 import { Audio, guessMimeType } from "../../model/audio.js";
 import type { CompatMode } from "../../model/codec.js";
 import { VoxError } from "../../model/errors.js";
@@ -81,11 +81,11 @@ export function loadSimConversation(dir: string, options: IngestOptions = {}, re
 /**
  * Clip offsets (seconds) inside the render, null where a clip cannot be placed exactly. Clips are
  * decoded as deepeval reads them; under `--compat deepeval` that is also how analysis decodes them,
- * so they are kept in `decoded` (by turn index) instead of being decoded a second time; otherwise a
- * clip is decoded again whenever the locator needs its samples, and none is held for the whole
- * search. The render is read from its file chunk by chunk, mixed down to mono (deepeval's truncating
- * mix) and written straight into the locator's WebAssembly memory, a window at a time (read a second
- * time only when the layout needs the whole-render search): JavaScript never holds it whole.
+ * so they are kept in `decoded` (by turn index) instead of being decoded a second time. The render
+ * is read from its file chunk by chunk, mixed down to mono (deepeval's truncating mix) and written
+ * straight into the locator's WebAssembly memory, a window at a time (read a second time only when
+ * the layout needs the whole-render search): JavaScript never holds it whole. The clips are held
+ * decoded while locating (decoding them again when needed cost more peak memory: garbage).
  */
 function recoverStartTimes(
   mixPath: string,
@@ -105,24 +105,15 @@ function recoverStartTimes(
     return clipBytes.map(() => null);
   }
   try {
-    // Each clip's length now; its samples when the locator asks (decoded again unless kept for analysis).
-    const lengths = clipBytes.map((b, i) => {
+    const clips = clipBytes.map((b, i) => {
       try {
         const d = decodeAudio(b, { compat: "deepeval" });
         if (compat === "deepeval") decoded.set(i, d);
-        return d.sampleRate === mix.sampleRate ? (d.channels <= 1 ? d.samples.length : Math.floor(d.samples.length / d.channels)) : 0;
+        return d.sampleRate === mix.sampleRate ? downmixTruncating(d.samples, d.channels) : null;
       } catch {
-        return 0;
+        return null;
       }
     });
-    const clips: ClipSource = {
-      count: clipBytes.length,
-      lengthOf: (i) => lengths[i],
-      samples: (i) => {
-        const d = decoded.get(i) ?? decodeAudio(clipBytes[i], { compat: "deepeval" });
-        return downmixTruncating(d.samples, d.channels);
-      },
-    };
     const render: MixSource = {
       length: mix.frames,
       fill: (put) => {
