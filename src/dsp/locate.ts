@@ -278,6 +278,8 @@ export class WindowedClipLocator {
   private windowLength = 0;
   private readonly occ = new Map<number, Occurrences>();
   private placedHere: number[] = [];
+  /** Where the turns that left a window without a cut begin (render sample). */
+  private blockedAt = 0;
   private readonly pool: ClipPool;
 
   constructor(
@@ -381,15 +383,23 @@ export class WindowedClipLocator {
 
   /** Search the buffered window; when it is not the last, cut it and keep its tail, or grow it. */
   private window(last: boolean): void {
+    let m = this.filled;
     for (;;) {
-      const cut = this.search(last);
+      const cut = this.search(last, m);
       if (cut === "index-full") {
         this.extraEntries *= 2;
         this.allocateWindow();
         continue;
       }
       if (cut === null) {
-        // No cut fits: the window grows and is searched again once filled.
+        // No cut fits (turns overlapping across the window's end): first a shorter window, ending
+        // where those turns begin, so that they are left whole to the next window…
+        const shorter = this.blockedAt + MARGIN - this.start;
+        if (shorter < m && shorter > 4 * MARGIN) {
+          m = shorter;
+          continue;
+        }
+        // …else the window grows and is searched again once filled.
         this.windowSamples *= 2;
         this.extraEntries = Math.floor(this.windowSamples / 4) + 64;
         this.allocateWindow();
@@ -418,10 +428,12 @@ export class WindowedClipLocator {
     this.placedHere = [];
   }
 
-  /** Peel the window; the segment's end (the cut), null when no cut fits, "index-full" to redo with more index room. */
-  private search(last: boolean): number | null | "index-full" {
+  /**
+   * Peel the first `m` samples of the window; the segment's end (the cut), null when no cut fits
+   * (blockedAt then says where the turns that prevent one begin), "index-full" to redo with more index room.
+   */
+  private search(last: boolean, m: number): number | null | "index-full" {
     const k = this.k;
-    const m = this.filled;
     this.windowLength = m;
     this.occ.clear();
     this.placedHere = [];
@@ -446,7 +458,20 @@ export class WindowedClipLocator {
         if (this.pending.has(i)) spans.push(o);
         else low = Math.max(low, o.maxEnd);
       }
-      cut = end - MARGIN;
+      // A cut a quarter window before the window's end, or after the placed turns if they end later:
+      // a turn whose quiet lead-in (no anchor in this window yet) starts before the window's end
+      // then lies wholly after the cut. Else the latest cut before the window's end.
+      cut = Math.max(low, end - MARGIN - Math.floor(m / 4));
+      for (let moved = true; moved; ) {
+        moved = false;
+        for (const s of spans) {
+          if (s.minOffset < cut && cut < s.maxEnd) {
+            cut = s.maxEnd;
+            moved = true;
+          }
+        }
+      }
+      if (cut > end - MARGIN) cut = end - MARGIN;
       for (let moved = true; moved; ) {
         moved = false;
         for (const s of spans) {
@@ -457,6 +482,13 @@ export class WindowedClipLocator {
         }
       }
       if (cut < low) {
+        let blockedAt = cut;
+        for (const i of this.placedHere) {
+          const o = this.offsets[i] as number;
+          if (o + this.lengths[i] + MARGIN > cut) blockedAt = Math.min(blockedAt, o, this.occ.get(i)?.minOffset ?? o);
+        }
+        for (const [i, o] of this.occ) if (!this.pending.has(i) && o.maxEnd > cut) blockedAt = Math.min(blockedAt, o.minOffset);
+        this.blockedAt = blockedAt;
         this.undo();
         return null;
       }

@@ -165,6 +165,20 @@ describe("windowed clip search", () => {
     // The window (about 13 bytes a sample) and the clips' anchors, not the render.
     expect(long.bytes).toBeLessThanOrEqual(short.bytes);
     expect(long.bytes).toBeLessThan(16 * 2 * 48000 + 2 * 20 * 48000 + (1 << 20));
+    // Many turns, barge-ins among them, so that windows end inside overlapping turns: the arena
+    // grows only by the turns' anchors (under 4 KB a turn), not with the render.
+    const turnsArena = (count: number) => {
+      const r = seededRandom(10);
+      const { clips, offsets, length } = conversation(r, count, () => randomInt(r, 6000, 12000), (i) => (i % 3 === 2 ? -randomInt(r, 300, 1500) : randomInt(r, 30, 900)));
+      const mix = render(clips, offsets, length);
+      let bytes = 0;
+      const got = windowed(mix, clips, { windowSamples: 1 << 15, onArenaUsed: (b) => (bytes = b) });
+      expect(got).toEqual({ offsets: whole(mix, clips), search: "windowed" });
+      expect(got.offsets.filter((o, i) => o === offsets[i]).length).toBeGreaterThan(0.9 * count);
+      return bytes;
+    };
+    const few = turnsArena(40);
+    expect(turnsArena(400)).toBeLessThanOrEqual(few + 4096 * 360);
     const wholeLong = arenaOf(40, "whole");
     expect(wholeLong.bytes).toBeGreaterThan(5 * long.samples);
     expect(wholeLong.bytes).toBeGreaterThan(10 * long.bytes);
