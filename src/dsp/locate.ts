@@ -226,7 +226,10 @@ interface Occurrences {
  * the whole window once, then the span each placement changed. A clip whose anchors occur nowhere in
  * the window cannot match there, so it is not tried. A window is cut at s (the next segment's
  * start) where no placed clip reaches within MARGIN of s, no clip whose anchors occur in the window
- * spans s, and at least MARGIN samples of the window follow s.
+ * spans s, and at least MARGIN samples of the window follow s (a quarter window before its end,
+ * or just after the placed clips if they end later). When no such s exists (turns overlapping
+ * across the window's end), the window is searched again shorter, ending where those turns begin,
+ * and only when that fails too does it grow (double).
  *
  * The results equal the whole search's when every anchor occurrence of a clip, over all states of
  * all windows, lies in one segment with the clip's whole span inside it: then every query of the
