@@ -11,6 +11,7 @@ const SUITES: Record<string, () => Promise<unknown>> = {
   long: async () => (await import("./long.js")).benchLong(),
   "long-score": async () => (await import("./long-score.js")).benchLongScore(),
   "long-case": async () => (await import("./long-case.js")).benchLongCase(),
+  "long-sim": async () => (await import("./long-sim.js")).benchLongSim(),
 };
 
 async function run(): Promise<void> {

@@ -409,3 +409,89 @@ export function locateSameSamples(a: usize, b: usize, len: i32): i32 {
   if (len <= 0 || a == b) return 1;
   return <i32>(memory.compare(a, b, <usize>len << 1) == 0);
 }
+
+// Anchor scan (the windowed search of src/dsp/locate.ts): every occurrence of the clips' anchors in
+// a stretch of the residual, found through a hash table of the anchors' indexed windows. An anchor
+// occurrence holds exactly one stride window whole (see KEY_STRIDE), so each anchor has KEY_STRIDE
+// keys, one per shift d, and a residual window at w can only be the shift-d key of an occurrence at w − d.
+
+/** Samples of one anchor in the table: the anchors are stored back to back, ANCHOR_SAMPLES int16 each. */
+export function locateAnchorSamples(): i32 {
+  return ANCHOR_SAMPLES;
+}
+
+/** Bytes of the key entries of `count` anchors (KEY_STRIDE entries of ENTRY_BYTES each). */
+export function locateAnchorEntryBytes(count: i32): i32 {
+  return count < 0 ? BAD_ARGUMENT : count * KEY_STRIDE * <i32>ENTRY_BYTES;
+}
+
+/**
+ * Build the key table of the `count` anchors at `anchors`: for anchor a and shift d < KEY_STRIDE an
+ * entry (hash of its KEY_SAMPLES samples from d, a·KEY_STRIDE + d, next), chained from `head`
+ * (`buckets` i32, a power of two ≥ 16). `entries` holds locateAnchorEntryBytes(count) bytes.
+ */
+export function locateAnchorTableInit(anchors: usize, count: i32, head: usize, buckets: i32, entries: usize): i32 {
+  if (count < 0 || buckets < 16 || (buckets & (buckets - 1)) != 0) return BAD_ARGUMENT;
+  const shift = 32 - ctz(buckets);
+  memory.fill(head, 0xff, <usize>buckets << 2);
+  let e = 0;
+  for (let a = 0; a < count; a++) {
+    const anchor = anchors + (<usize>(a * ANCHOR_SAMPLES) << 1);
+    for (let d = 0; d < KEY_STRIDE; d++) {
+      const h = hashKeyI16(anchor + (<usize>d << 1));
+      const b = head + (bucketOf(h, shift) << 2);
+      const entry = entries + <usize>e * ENTRY_BYTES;
+      store<i32>(entry, h);
+      store<i32>(entry, a * KEY_STRIDE + d, 4);
+      store<i32>(entry, load<i32>(b), 8);
+      store<i32>(b, e);
+      e++;
+    }
+  }
+  return OK;
+}
+
+/**
+ * Occurrences of the table's anchors in the residual of `state` whose stride window starts inside
+ * [from, to]: each where residual[x…x+ANCHOR_SAMPLES) equals anchor a exactly is written to `out` as
+ * the i32 pair (x, a). Returns the count, or INDEX_FULL when more than `cap` were found.
+ */
+export function locateScanAnchors(state: usize, anchors: usize, head: usize, buckets: i32, entries: usize, from: i32, to: i32, out: usize, cap: i32): i32 {
+  if (buckets < 16 || (buckets & (buckets - 1)) != 0 || cap < 0) return BAD_ARGUMENT;
+  const r = <usize>load<u32>(state, S_RESIDUAL);
+  const n = <i32>load<u32>(state, S_LENGTH);
+  const shift = 32 - ctz(buckets);
+  const last = min(to, n - KEY_SAMPLES);
+  let at = from <= 0 ? 0 : ((from + KEY_STRIDE - 1) / KEY_STRIDE) * KEY_STRIDE;
+  const p0 = hashPowers(0), p1 = hashPowers(1), p2 = hashPowers(2), p3 = hashPowers(3);
+  let count = 0;
+  for (; at <= last; at += KEY_STRIDE) {
+    const window = r + (<usize>at << 2);
+    const v0 = v128.load(window);
+    const v1 = v128.load(window, 16);
+    const v2 = v128.load(window, 32);
+    const v3 = v128.load(window, 48);
+    const x16 = load<i32>(window, 64);
+    const loud = -sumLanes(i32x4.add(i32x4.add(distinctLanes(v0), distinctLanes(v1)), i32x4.add(distinctLanes(v2), distinctLanes(v3)))) + isDistinct(x16);
+    if (loud < KEY_MIN_DISTINCT) continue;
+    const h = sumLanes(i32x4.add(i32x4.add(i32x4.mul(v0, p0), i32x4.mul(v1, p1)), i32x4.add(i32x4.mul(v2, p2), i32x4.mul(v3, p3)))) + x16;
+    for (let e = load<i32>(head + (bucketOf(h, shift) << 2)); e >= 0; e = load<i32>(entries + <usize>e * ENTRY_BYTES, 8)) {
+      const entry = entries + <usize>e * ENTRY_BYTES;
+      if (load<i32>(entry) != h) continue;
+      const code = load<i32>(entry, 4);
+      const a = code / KEY_STRIDE;
+      const x = at - code % KEY_STRIDE;
+      if (x < 0 || x > n - ANCHOR_SAMPLES) continue;
+      const anchor = anchors + (<usize>(a * ANCHOR_SAMPLES) << 1);
+      const res = r + (<usize>x << 2);
+      let k = 0;
+      while (k < ANCHOR_SAMPLES && load<i32>(res + (<usize>k << 2)) == <i32>load<i16>(anchor + (<usize>k << 1))) k++;
+      if (k < ANCHOR_SAMPLES) continue;
+      if (count >= cap) return INDEX_FULL;
+      store<i32>(out + (<usize>count << 3), x);
+      store<i32>(out + (<usize>count << 3), a, 4);
+      count++;
+    }
+  }
+  return count;
+}

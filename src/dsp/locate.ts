@@ -4,7 +4,9 @@
 // runs in WebAssembly, so no worker has to warm a JIT up for them. What stays here is the order in
 // which clips are tried: a handful of kernel calls per clip per peeling round.
 import { checkStatus, KernelError } from "./kernel-error.js";
+import { INDEX_FULL } from "./kernel-status.js";
 import { peelClips } from "./peel.js";
+import { anchorPositionsReference } from "./reference/locate.js";
 import { withArena, type Arena, type KernelExports } from "./wasm.js";
 
 /** Anchors tried per clip when only part of it can match (the rest overlaps another clip). */
@@ -137,6 +139,24 @@ export class ClipLocatorSession {
   }
 }
 
+/** Options of locateClipsInMix. */
+export interface LocateOptions {
+  /**
+   * Samples of render held at once by the windowed search; a window grows (doubles) only when no
+   * cut fits in it. Renders no longer than this are searched whole. @defaultValue 1,048,576
+   */
+  windowSamples?: number;
+  /** "windowed" (default) or "whole" (the whole render in memory, as before windowing). */
+  search?: "windowed" | "whole";
+  /** Told which search gave the result: "whole" also when the windowed search fell back to it. */
+  onSearch?: (search: "windowed" | "whole") => void;
+  /** Told the WebAssembly arena bytes the search used (its peak: the arena only grows within a search). */
+  onArenaUsed?: (bytes: number) => void;
+}
+
+/** Default samples of render per window (44 s at 24 kHz). */
+export const LOCATE_WINDOW_SAMPLES = 1 << 20;
+
 /**
  * Locate clips inside deepeval's combined render, which is a clamped int32 sum of the clips at their
  * offsets (F2.4). Clips that match the residual exactly are placed and subtracted ("peeled") one by
@@ -146,13 +166,459 @@ export class ClipLocatorSession {
  * match at exactly k offsets are placed in turn order, since turn numbers grow with time. Returns
  * sample offsets, null where no exact, unique placement exists (null clips are skipped). The render
  * is an array, or a MixSource written into WebAssembly memory without a copy in JavaScript.
+ *
+ * A render longer than one window is searched window by window (WindowedClipLocator), with the
+ * same results; when the render's layout does not allow that (see WindowedClipLocator), the whole
+ * render is searched instead, and a MixSource is then filled a second time.
  */
-export function locateClipsInMix(mix: Int16Array | MixSource, clips: Array<Int16Array | null>): Array<number | null> {
+export function locateClipsInMix(mix: Int16Array | MixSource, clips: Array<Int16Array | null>, options: LocateOptions = {}): Array<number | null> {
   const offsets: Array<number | null> = clips.map(() => null);
-  const pending = new Set(clips.flatMap((c, i) => (c && c.length > 0 && c.length <= mix.length ? [i] : [])));
-  if (pending.size === 0) return offsets;
+  const eligible = clips.flatMap((c, i) => (c && c.length > 0 && c.length <= mix.length ? [i] : []));
+  if (eligible.length === 0) return offsets;
+  const windowSamples = Math.max(WINDOW_FLOOR, Math.floor(options.windowSamples ?? LOCATE_WINDOW_SAMPLES));
+  if (options.search !== "whole" && mix.length > windowSamples) {
+    const pending = new Set(eligible);
+    const done = withArena((arena) => {
+      const ok = new WindowedClipLocator(arena, mix.length, clips, pending, offsets, windowSamples).run(mix);
+      options.onArenaUsed?.(arena.used());
+      return ok;
+    });
+    if (done) {
+      options.onSearch?.("windowed");
+      return offsets;
+    }
+    offsets.fill(null);
+  }
+  options.onSearch?.("whole");
+  const pending = new Set(eligible);
   return withArena((arena) => {
     peelClips(pending, offsets, new ClipLocatorSession(arena, mix, clips.map((c, i) => (pending.has(i) ? c : null))));
+    options.onArenaUsed?.(arena.used());
     return offsets;
   });
+}
+
+/** Smallest window the windowed search accepts (a cut needs room for its margins). */
+const WINDOW_FLOOR = 4096;
+/** Render samples kept before a window's first segment sample: one anchor, so anchors straddling a cut are seen whole. */
+const MARGIN = 24;
+/** Anchor occurrences one scan may report before the search gives up on windows (periodic clips). */
+const SCAN_CAP = 1 << 16;
+
+/** Thrown inside MixSource.fill to stop reading: the layout needs the whole-render search. */
+class NeedsWholeSearch extends Error {}
+/** Thrown by a window's peeling when the residual index outgrew its reservation: the window is redone with more room. */
+class IndexFull extends Error {}
+
+/** Where a clip's anchors occur in the current window (any state of its residual), as clip offsets in the render. */
+interface Occurrences {
+  minOffset: number;
+  maxEnd: number;
+}
+
+/**
+ * The windowed search: the same placements as the whole-render search (peelClips over one
+ * ClipLocatorSession), holding only a window of the render at a time.
+ *
+ * The render is cut into segments [s₀, s₁), [s₁, s₂), …; a window holds its segment plus MARGIN
+ * samples before it and whatever follows up to the window's end. Every state the residual takes is
+ * scanned for every anchor of every clip (full-match and partial-match anchors, locateScanAnchors):
+ * the whole window once, then the span each placement changed. A clip whose anchors occur nowhere in
+ * the window cannot match there, so it is not tried. A window is cut at s (the next segment's
+ * start) where no placed clip reaches within MARGIN of s, no clip whose anchors occur in the window
+ * spans s, and at least MARGIN samples of the window follow s (a quarter window before its end,
+ * or just after the placed clips if they end later). When no such s exists (turns overlapping
+ * across the window's end), the window is searched again shorter, ending where those turns begin,
+ * and only when that fails too does it grow (double).
+ *
+ * The results equal the whole search's when every anchor occurrence of a clip, over all states of
+ * all windows, lies in one segment with the clip's whole span inside it: then every query of the
+ * whole search sees exactly the candidates the clip's segment sees, placements in one segment never
+ * change another's candidates, and the whole search, restricted to one segment, makes the same
+ * placements in the same order (its extra passes over other segments' clips change nothing here).
+ * The search checks this as it goes and returns false (the caller searches the whole render) when
+ * an occurrence breaks it: a clip's anchors occurring in two segments (a clip repeated in the render
+ * away from its twins, or a placed clip's audio occurring again later), a clip crossing a cut, or
+ * more than SCAN_CAP occurrences in one scan (a periodic clip). Start times in file order are not
+ * required: deepeval's render is ordered by start time and turn files by turn number, and a clip
+ * may lie anywhere in the render.
+ */
+export class WindowedClipLocator {
+  private readonly k: KernelExports;
+  private readonly lengths: number[];
+  /** 1 once a clip's segment is closed (placed there, or its anchors occur only there): any later occurrence breaks the layout. */
+  private readonly homed: Uint8Array;
+  /** Anchors: owning clip and position in it, samples in the arena. */
+  private readonly anchorClip: number[] = [];
+  private readonly anchorPos: number[] = [];
+  private readonly fullAnchor: number[];
+  private readonly partialAnchors: number;
+  private readonly partialCount: number[];
+  private readonly tableAnchors: number;
+  private readonly tableHead: number;
+  private readonly tableBuckets: number;
+  private readonly tableEntries: number;
+  private readonly scanOut: number;
+  private readonly state: number;
+  private readonly hits: number;
+  private readonly scratch: number;
+  private readonly out: number;
+  // Window buffers (reallocated when the window grows or the index needs more room).
+  private windowSamples: number;
+  private extraEntries: number;
+  private residual = 0;
+  private wild = 0;
+  private head = 0;
+  private entries = 0;
+  private capacity = 0;
+  /** The render samples of the window, [start, start + filled), int16 in the arena (each sample enters it once). */
+  private mixBuf = 0;
+  private start = 0;
+  private filled = 0;
+  /** First sample of the current segment. */
+  private segStart = 0;
+  // Per window.
+  private windowLength = 0;
+  private readonly occ = new Map<number, Occurrences>();
+  private placedHere: number[] = [];
+  /** Where the turns that left a window without a cut begin (render sample). */
+  private blockedAt = 0;
+  private readonly pool: ClipPool;
+
+  constructor(
+    private readonly arena: Arena,
+    private readonly n: number,
+    private readonly clips: Array<Int16Array | null>,
+    private readonly pending: Set<number>,
+    private readonly offsets: Array<number | null>,
+    windowSamples: number,
+  ) {
+    const k = (this.k = arena.k);
+    this.lengths = clips.map((c) => (c ? c.length : 0));
+    this.homed = new Uint8Array(clips.length);
+    this.fullAnchor = clips.map(() => -1);
+    this.partialCount = clips.map(() => 0);
+    const maxLength = Math.max(...[...pending].map((i) => this.lengths[i]));
+    this.windowSamples = Math.max(windowSamples, 2 * maxLength + 4 * MARGIN);
+    this.extraEntries = Math.floor(this.windowSamples / 4) + 64;
+    this.state = arena.alloc(k.locateStateSize());
+    this.hits = arena.allocI32(MAX_HITS);
+    this.scratch = arena.alloc(k.locatePartialScratchSize(PARTIAL_ANCHORS));
+    this.out = arena.allocI32(1);
+    this.scanOut = arena.allocI32(2 * SCAN_CAP);
+    // Anchors of every clip that may be placed, computed on one scratch copy at a time.
+    this.partialAnchors = arena.allocI32(PARTIAL_ANCHORS * clips.length);
+    const anchorSamples = k.locateAnchorSamples();
+    for (const i of pending) {
+      // The anchors' readable twin (the kernel's locateAnchors, tested equal): a clip enters the arena only where it is tried.
+      const clip = clips[i] as Int16Array;
+      const [fullAt] = anchorPositionsReference(clip, 1);
+      if (fullAt !== undefined) this.fullAnchor[i] = fullAt;
+      const partial = anchorPositionsReference(clip, PARTIAL_ANCHORS);
+      this.partialCount[i] = partial.length;
+      arena.i32(this.partialAnchors + 4 * PARTIAL_ANCHORS * i, partial.length).set(partial);
+      const own = new Set(partial);
+      if (fullAt !== undefined) own.add(fullAt);
+      for (const p of own) {
+        this.anchorClip.push(i);
+        this.anchorPos.push(p);
+      }
+    }
+    const count = this.anchorClip.length;
+    this.tableAnchors = arena.allocI16(anchorSamples * count);
+    const view = arena.i16(this.tableAnchors, anchorSamples * count);
+    this.anchorClip.forEach((i, a) => {
+      const p = this.anchorPos[a];
+      view.set((clips[i] as Int16Array).subarray(p, p + anchorSamples), a * anchorSamples);
+    });
+    this.tableBuckets = Math.max(16, 2 ** Math.ceil(Math.log2(Math.max(1, 8 * count))));
+    this.tableHead = arena.allocI32(this.tableBuckets);
+    this.tableEntries = arena.alloc(k.locateAnchorEntryBytes(count));
+    checkStatus(k.locateAnchorTableInit(this.tableAnchors, count, this.tableHead, this.tableBuckets, this.tableEntries), "locateAnchorTableInit");
+    this.pool = new ClipPool(arena, Math.max(maxLength, this.windowSamples));
+    this.allocateWindow();
+    this.mixBuf = arena.allocI16(this.windowSamples);
+  }
+
+  /** (Re)allocate the window's residual, mask and index for windowSamples samples and extraEntries re-index entries. */
+  private allocateWindow(): void {
+    const w = this.windowSamples;
+    this.residual = this.arena.allocI32(w);
+    this.wild = this.arena.alloc(w);
+    this.head = this.arena.allocI32(this.k.locateBucketCount(w));
+    this.capacity = Math.floor(w / 8) + 1 + this.extraEntries;
+    this.entries = this.arena.alloc(ENTRY_BYTES * this.capacity);
+  }
+
+  /** Read the render through and place the clips; false when the whole render has to be searched instead. */
+  run(mix: Int16Array | MixSource): boolean {
+    try {
+      if (mix instanceof Int16Array) {
+        const piece = 65536;
+        for (let at = 0; at < mix.length; at += piece) this.push(mix.subarray(at, Math.min(mix.length, at + piece)));
+      } else {
+        let total = 0;
+        mix.fill((piece) => {
+          total += piece.length;
+          if (total > this.n) throw new RangeError(`the render gave more than the ${this.n} samples it declared`);
+          this.push(piece);
+        });
+        if (total !== this.n) throw new RangeError(`the render gave ${total} samples, expected ${this.n}`);
+      }
+      this.window(true);
+      return true;
+    } catch (e) {
+      if (e instanceof NeedsWholeSearch) return false;
+      throw e;
+    }
+  }
+
+  private push(piece: Int16Array): void {
+    let at = 0;
+    while (at < piece.length) {
+      const take = Math.min(piece.length - at, this.windowSamples - this.filled);
+      this.arena.copyPcmTo(this.mixBuf + 2 * this.filled, piece.subarray(at, at + take));
+      this.filled += take;
+      at += take;
+      if (this.filled === this.windowSamples && this.start + this.filled < this.n) this.window(false);
+    }
+  }
+
+  /** Search the buffered window; when it is not the last, cut it and keep its tail, or grow it. */
+  private window(last: boolean): void {
+    let m = this.filled;
+    for (;;) {
+      const cut = this.search(last, m);
+      if (cut === "index-full") {
+        this.extraEntries *= 2;
+        this.allocateWindow();
+        continue;
+      }
+      if (cut === null) {
+        // No cut fits (turns overlapping across the window's end): first a shorter window, ending
+        // where those turns begin, so that they are left whole to the next window…
+        const shorter = this.blockedAt + MARGIN - this.start;
+        if (shorter < m && shorter > 4 * MARGIN) {
+          m = shorter;
+          continue;
+        }
+        // …else the window grows and is searched again once filled.
+        this.windowSamples *= 2;
+        this.extraEntries = Math.floor(this.windowSamples / 4) + 64;
+        this.allocateWindow();
+        const grown = this.arena.allocI16(this.windowSamples);
+        this.arena.u8(0, grown + 2 * this.filled).copyWithin(grown, this.mixBuf, this.mixBuf + 2 * this.filled);
+        this.mixBuf = grown;
+        return;
+      }
+      if (last) return;
+      const keepFrom = cut - MARGIN - this.start;
+      this.arena.u8(0, this.mixBuf + 2 * this.filled).copyWithin(this.mixBuf, this.mixBuf + 2 * keepFrom, this.mixBuf + 2 * this.filled);
+      this.pool.keep((i) => this.pending.has(i) && !this.homed[i]);
+      this.filled -= keepFrom;
+      this.start += keepFrom;
+      this.segStart = cut;
+      return;
+    }
+  }
+
+  /** Undo the window's placements (the window is searched again). */
+  private undo(): void {
+    for (const i of this.placedHere) this.offsets[i] = null;
+    const all = new Set([...this.pending, ...this.placedHere].sort((a, b) => a - b));
+    this.pending.clear();
+    for (const i of all) this.pending.add(i);
+    this.placedHere = [];
+  }
+
+  /**
+   * Peel the first `m` samples of the window; the segment's end (the cut), null when no cut fits
+   * (blockedAt then says where the turns that prevent one begin), "index-full" to redo with more index room.
+   */
+  private search(last: boolean, m: number): number | null | "index-full" {
+    const k = this.k;
+    this.windowLength = m;
+    this.occ.clear();
+    this.placedHere = [];
+    checkStatus(k.locateInit(this.state, this.mixBuf, m, this.residual, this.wild, this.head, k.locateBucketCount(m), this.entries, this.capacity), "locateInit");
+    this.scan(0, m - 1);
+    try {
+      peelClips(this.pending, this.offsets, this);
+    } catch (e) {
+      if (!(e instanceof IndexFull)) throw e;
+      this.undo();
+      return "index-full";
+    }
+    const end = this.start + m;
+    let cut: number;
+    if (last) cut = this.n;
+    else {
+      // The next window starts MARGIN before the cut, and must start later than this one.
+      let low = Math.max(this.segStart + 1, this.start + MARGIN + 1);
+      for (const i of this.placedHere) low = Math.max(low, (this.offsets[i] as number) + this.lengths[i] + MARGIN);
+      const spans: Occurrences[] = [];
+      for (const [i, o] of this.occ) {
+        if (this.pending.has(i)) spans.push(o);
+        else low = Math.max(low, o.maxEnd);
+      }
+      // A cut a quarter window before the window's end, or after the placed turns if they end later:
+      // a turn whose quiet lead-in (no anchor in this window yet) starts before the window's end
+      // then lies wholly after the cut. Else the latest cut before the window's end.
+      cut = Math.max(low, end - MARGIN - Math.floor(m / 4));
+      for (let moved = true; moved; ) {
+        moved = false;
+        for (const s of spans) {
+          if (s.minOffset < cut && cut < s.maxEnd) {
+            cut = s.maxEnd;
+            moved = true;
+          }
+        }
+      }
+      if (cut > end - MARGIN) cut = end - MARGIN;
+      for (let moved = true; moved; ) {
+        moved = false;
+        for (const s of spans) {
+          if (s.minOffset < cut && cut < s.maxEnd) {
+            cut = s.minOffset;
+            moved = true;
+          }
+        }
+      }
+      if (cut < low) {
+        let blockedAt = cut;
+        for (const i of this.placedHere) {
+          const o = this.offsets[i] as number;
+          if (o + this.lengths[i] + MARGIN > cut) blockedAt = Math.min(blockedAt, o, this.occ.get(i)?.minOffset ?? o);
+        }
+        for (const [i, o] of this.occ) if (!this.pending.has(i) && o.maxEnd > cut) blockedAt = Math.min(blockedAt, o.minOffset);
+        this.blockedAt = blockedAt;
+        this.undo();
+        return null;
+      }
+    }
+    for (const [i, o] of this.occ) if (!this.pending.has(i) || o.maxEnd <= cut) this.homed[i] = 1;
+    for (const i of this.placedHere) this.homed[i] = 1;
+    return cut;
+  }
+
+  /** Record the anchor occurrences whose stride window starts in [from, to] (window coordinates). */
+  private scan(from: number, to: number): void {
+    const count = this.k.locateScanAnchors(this.state, this.tableAnchors, this.tableHead, this.tableBuckets, this.tableEntries, from, to, this.scanOut, SCAN_CAP);
+    if (count === INDEX_FULL) throw new NeedsWholeSearch();
+    const found = this.arena.i32(this.scanOut, 2 * checkStatus(count, "locateScanAnchors"));
+    for (let f = 0; f < found.length; f += 2) {
+      const x = this.start + found[f];
+      // Wholly before the segment: the previous window saw it in this same state.
+      if (x + MARGIN <= this.segStart) continue;
+      const a = found[f + 1];
+      const i = this.anchorClip[a];
+      const o = x - this.anchorPos[a];
+      const end = o + this.lengths[i];
+      if (o < 0 || end > this.n) continue;
+      if (this.homed[i] || o < this.segStart) throw new NeedsWholeSearch();
+      const seen = this.occ.get(i);
+      if (!seen) this.occ.set(i, { minOffset: o, maxEnd: end });
+      else {
+        seen.minOffset = Math.min(seen.minOffset, o);
+        seen.maxEnd = Math.max(seen.maxEnd, end);
+      }
+    }
+  }
+
+  /** Whether the kernels can be asked about clip `i` in this window: its anchors occur here and it fits. */
+  private tried(i: number): boolean {
+    return this.occ.has(i) && this.lengths[i] <= this.windowLength;
+  }
+
+  fullMatches(i: number): number[] {
+    if (!this.tried(i) || this.fullAnchor[i] < 0) return [];
+    const count = checkStatus(this.k.locateFullMatches(this.state, this.pool.pointer(i, this.clips[i] as Int16Array), this.lengths[i], this.fullAnchor[i], this.hits), "locateFullMatches");
+    return count === 0 ? [] : Array.from(this.arena.i32(this.hits, count), (o) => o + this.start);
+  }
+
+  partialMatch(i: number): number | null {
+    if (!this.tried(i)) return null;
+    const ptr = this.pool.pointer(i, this.clips[i] as Int16Array);
+    const found = checkStatus(
+      this.k.locatePartialMatch(this.state, ptr, this.lengths[i], this.partialAnchors + 4 * PARTIAL_ANCHORS * i, this.partialCount[i], this.scratch, this.out),
+      "locatePartialMatch",
+    );
+    return found === 0 ? null : this.arena.i32(this.out, 1)[0] + this.start;
+  }
+
+  sameSamples(i: number, j: number): boolean {
+    if (i === j) return true;
+    const a = this.clips[i] as Int16Array;
+    const b = this.clips[j] as Int16Array;
+    if (a.length !== b.length) return false;
+    for (let q = 0; q < a.length; q++) if (a[q] !== b[q]) return false;
+    return true;
+  }
+
+  place(i: number, offset: number): void {
+    const local = offset - this.start;
+    const len = this.lengths[i];
+    const status = this.k.locatePlace(this.state, this.pool.pointer(i, this.clips[i] as Int16Array), len, local);
+    if (status === INDEX_FULL) throw new IndexFull();
+    checkStatus(status, "locatePlace");
+    this.placedHere.push(i);
+    // Every anchor position overlapping the changed samples, through the stride window it holds.
+    this.scan(local - (ANCHOR_SAMPLES - 1), local + len - 1 + (KEY_STRIDE - 1));
+  }
+}
+
+/** Anchor window length (the kernel's ANCHOR_SAMPLES) and index stride (KEY_STRIDE). */
+const ANCHOR_SAMPLES = 24;
+const KEY_STRIDE = 8;
+
+/**
+ * The clips tried in the current window, in one arena region. A clip enters the arena once: when a
+ * window is cut, the clips that may still be tried (pending, segment not closed) are moved to the
+ * front and the others dropped; a full region is replaced by one twice as large.
+ */
+class ClipPool {
+  private ptr = 0;
+  private bytes = 0;
+  private used = 0;
+  /** Byte offset in the region of each clip held, in placement order. */
+  private readonly at = new Map<number, { offset: number; bytes: number }>();
+
+  constructor(private readonly arena: Arena, regionSamples: number) {
+    this.bytes = 2 * regionSamples;
+    this.ptr = arena.alloc(this.bytes);
+  }
+
+  /** Keep only the clips `wanted` says, moved to the front of the region (within WebAssembly memory). */
+  keep(wanted: (i: number) => boolean): void {
+    const memory = this.arena.u8(0, this.ptr + this.used);
+    let used = 0;
+    for (const [i, c] of [...this.at].sort((x, y) => x[1].offset - y[1].offset)) {
+      if (!wanted(i)) {
+        this.at.delete(i);
+        continue;
+      }
+      memory.copyWithin(this.ptr + used, this.ptr + c.offset, this.ptr + c.offset + c.bytes);
+      c.offset = used;
+      used += c.bytes;
+    }
+    this.used = used;
+  }
+
+  pointer(i: number, clip: Int16Array): number {
+    const held = this.at.get(i);
+    if (held) return this.ptr + held.offset;
+    const bytes = (2 * clip.length + 15) & ~15;
+    if (this.used + bytes > this.bytes) {
+      const size = Math.max(2 * this.bytes, this.used + bytes);
+      const ptr = this.arena.alloc(size);
+      this.arena.u8(0, ptr + this.used).copyWithin(ptr, this.ptr, this.ptr + this.used);
+      this.ptr = ptr;
+      this.bytes = size;
+    }
+    const offset = this.used;
+    this.used += bytes;
+    this.arena.copyPcmTo(this.ptr + offset, clip);
+    this.at.set(i, { offset, bytes });
+    return this.ptr + offset;
+  }
 }

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { decodeAudio, downmixTruncating, writeWavPcm16 } from "../../src/audio/index.js";
 import { openCompatRecordingReader } from "../../src/audio/wav-range.js";
-import { locateClipsInMix } from "../../src/dsp/locate.js";
+import { LOCATE_WINDOW_SAMPLES, locateClipsInMix } from "../../src/dsp/locate.js";
 import { listSimTurnFiles, loadSimConversation } from "../../src/ingest/formats/deepeval-sim.js";
 import { buildWav } from "../audio/wav-builder.js";
 import { seededRandom } from "../helpers/random.js";
@@ -48,7 +48,7 @@ function folder(name: string, rate: number, turns: number, seed: number, renderB
   return dir;
 }
 
-/** What the folder gave when its render was decoded whole (the code before streaming): start times and warnings. */
+/** What the folder gave when its render was decoded whole and searched whole (the code before streaming and windowing): start times and warnings. */
 function wholeStarts(dir: string): { starts: Array<number | null>; warnings: string[] } {
   const files = listSimTurnFiles(dir);
   const name = "deepeval-conversation.wav";
@@ -60,7 +60,7 @@ function wholeStarts(dir: string): { starts: Array<number | null>; warnings: str
       const d = decodeAudio(new Uint8Array(readFileSync(join(dir, f.name))), { compat: "deepeval" });
       return d.sampleRate === mix.sampleRate ? downmixTruncating(d.samples, d.channels) : null;
     });
-    starts = locateClipsInMix(downmixTruncating(mix.samples, mix.channels), clips).map((o) => (o === null ? null : o / mix.sampleRate));
+    starts = locateClipsInMix(downmixTruncating(mix.samples, mix.channels), clips, { search: "whole" }).map((o) => (o === null ? null : o / mix.sampleRate));
   } catch (e) {
     warnings.push(`${name} is not readable (${(e as Error).message}); start times unknown`);
     starts = files.map(() => null);
@@ -127,5 +127,22 @@ describe("simulation folders: the render streamed from disk ≡ decoded whole", 
     };
     const starts = expectSameAsWhole(folder("pcm24", 8000, 4, 5, wide));
     expect(starts).toEqual([null, null, null, null]);
+  });
+
+  it("a render longer than the locator's window (96 turns, 2.3 M samples, barge-ins, a stereo render): searched windowed, the same as before", () => {
+    for (const [name, bytes] of [["long-mono", (m: Int16Array) => writeWavPcm16(m, 24000)], ["long-stereo", (m: Int16Array) => stereo(m, 24000)]] as const) {
+      const dir = folder(name, 24000, 96, 6, bytes);
+      const mix = decodeAudio(new Uint8Array(readFileSync(join(dir, "deepeval-conversation.wav"))), { compat: "deepeval" });
+      expect(mix.frames).toBeGreaterThan(2 * LOCATE_WINDOW_SAMPLES);
+      // The layout is one the windowed search takes (no fallback to the whole search).
+      const clips = listSimTurnFiles(dir).map((f) => decodeAudio(new Uint8Array(readFileSync(join(dir, f.name))), { compat: "deepeval" }).samples);
+      let search = "";
+      locateClipsInMix(downmixTruncating(mix.samples, mix.channels), clips, { onSearch: (s) => (search = s) });
+      expect(search, name).toBe("windowed");
+      for (const chunkFrames of [undefined, 7919]) {
+        const starts = expectSameAsWhole(dir, chunkFrames);
+        expect(starts.filter((s) => s !== null).length, name).toBeGreaterThanOrEqual(90);
+      }
+    }
   });
 });

@@ -83,7 +83,9 @@ export function loadSimConversation(dir: string, options: IngestOptions = {}, re
  * decoded as deepeval reads them; under `--compat deepeval` that is also how analysis decodes them,
  * so they are kept in `decoded` (by turn index) instead of being decoded a second time. The render
  * is read from its file chunk by chunk, mixed down to mono (deepeval's truncating mix) and written
- * straight into the locator's WebAssembly memory: JavaScript never holds it whole.
+ * straight into the locator's WebAssembly memory, a window at a time (read a second time only when
+ * the layout needs the whole-render search): JavaScript never holds it whole. The clips are held
+ * decoded while locating (decoding them again when needed cost more peak memory: garbage).
  */
 function recoverStartTimes(
   mixPath: string,

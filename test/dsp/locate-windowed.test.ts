@@ -1,0 +1,264 @@
+// The windowed clip search (WindowedClipLocator in src/dsp/locate.ts) gives exactly the whole-render search's offsets, falls back to it when the layout needs it, and holds a bounded arena whatever the render's length.
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { decodeAudio, downmixTruncating } from "../../src/audio/index.js";
+import { listSimTurnFiles } from "../../src/ingest/formats/deepeval-sim.js";
+import { sharedDir } from "../helpers/shared.js";
+import { ClipLocatorSession, locateClipsInMix, type LocateOptions, type MixSource } from "../../src/dsp/locate.js";
+import { pcmCopyStats, withArena } from "../../src/dsp/wasm.js";
+import { makeClip, makeScenario, randomInt, render } from "./locate-scenarios.js";
+import { seededRandom, type Random } from "./parity-signals.js";
+
+/** A turn-like clip: a noisy tone under a syllable envelope, as TTS speech is for the locator (loud, never periodic). */
+function speech(random: Random, samples: number, rate = 24000, level = 6000): Int16Array {
+  const f = 120 + 200 * random();
+  return Int16Array.from({ length: samples }, (_, k) => Math.round((0.5 + 0.5 * Math.sin((2 * Math.PI * 4 * k) / rate)) * (level * Math.sin((2 * Math.PI * f * k) / rate) + (level / 4) * (random() - 0.5))));
+}
+
+/** The render as a MixSource giving pieces of random sizes (what a file reader gives), counting its fills. */
+function source(mix: Int16Array, random: Random): MixSource & { fills: number } {
+  const s = {
+    length: mix.length,
+    fills: 0,
+    fill(put: (piece: Int16Array) => void) {
+      s.fills++;
+      for (let at = 0; at < mix.length; ) {
+        const n = Math.min(mix.length - at, randomInt(random, 1, 70000));
+        put(Int16Array.from(mix.subarray(at, at + n)));
+        at += n;
+      }
+    },
+  };
+  return s;
+}
+
+/** Offsets of the windowed search and which search answered. */
+function windowed(mix: Int16Array | MixSource, clips: Array<Int16Array | null>, options: LocateOptions = {}): { offsets: Array<number | null>; search: string } {
+  let search = "";
+  const offsets = locateClipsInMix(mix, clips, { ...options, onSearch: (s) => (search = s) });
+  return { offsets, search };
+}
+
+/** Every folder under `dir` holding a combined render. */
+function simFolders(dir: string): string[] {
+  const entries = readdirSync(dir, { withFileTypes: true });
+  const here = entries.some((e) => e.isFile() && e.name === "deepeval-conversation.wav") ? [dir] : [];
+  return [...here, ...entries.filter((e) => e.isDirectory()).flatMap((e) => simFolders(join(dir, e.name)))];
+}
+
+const shared = sharedDir();
+
+const whole = (mix: Int16Array, clips: Array<Int16Array | null>) => locateClipsInMix(mix, clips, { search: "whole" });
+
+interface Layout {
+  clips: Int16Array[];
+  offsets: number[];
+  length: number;
+}
+
+/** Turns one after another: gaps drawn from `gap` (negative: the next turn barges in), the render ending `tail` samples after the last turn. */
+function conversation(random: Random, turns: number, clipSamples: () => number, gap: (i: number) => number, first = 0, tail = 0, level = 6000): Layout {
+  const clips: Int16Array[] = [];
+  const offsets: number[] = [];
+  let at = first;
+  for (let i = 0; i < turns; i++) {
+    const c = speech(random, clipSamples(), 24000, level);
+    clips.push(c);
+    offsets.push(at);
+    at = Math.max(0, at + c.length + gap(i));
+  }
+  const length = Math.max(...clips.map((c, i) => offsets[i] + c.length)) + tail;
+  return { clips, offsets, length };
+}
+
+describe("windowed clip search", () => {
+  it("gives the whole search's offsets on random renders (overlaps, clamping, repeats, absent, altered, reordered clips), as an array and as pieces", () => {
+    for (const seed of [20260115, 77]) {
+      const random = seededRandom(seed);
+      const used = { windowed: 0, whole: 0 };
+      let placed = 0;
+      for (let s = 0; s < 1000; s++) {
+        const { mix, clips } = makeScenario(random);
+        const want = whole(mix, clips);
+        const got = windowed(s % 2 ? source(mix, random) : mix, clips, { windowSamples: 4096 });
+        expect(got.offsets, `seed ${seed}, scenario ${s}, ${got.search}`).toEqual(want);
+        if (got.search) used[got.search as "whole"]++;
+        placed += want.filter((o) => o !== null).length;
+      }
+      // Both paths must be exercised, or the comparison proves little.
+      expect(used.windowed).toBeGreaterThan(500);
+      expect(used.whole).toBeGreaterThan(60);
+      expect(placed).toBeGreaterThan(1300);
+    }
+  });
+
+  it("places turns windowed with overlaps, silences longer than the window, clips at both ends, a clip longer than the window and clamped sums", () => {
+    const random = seededRandom(5);
+    const window = 8192;
+    const layouts: Array<[string, Layout]> = [
+      ["back to back from sample 0 to the last sample", conversation(random, 30, () => randomInt(random, 2000, 7000), () => 0)],
+      ["gaps and barge-ins", conversation(random, 40, () => randomInt(random, 2000, 7000), (i) => (i % 3 === 2 ? -randomInt(random, 200, 1500) : randomInt(random, 0, 3000)), 500, 700)],
+      ["silences longer than the window", conversation(random, 12, () => randomInt(random, 1000, 5000), (i) => (i % 2 ? 3 * window + randomInt(random, 0, 999) : randomInt(random, 0, 100)), 0, 2 * window)],
+      ["long clips (over the window) among short ones", conversation(random, 10, () => (random() < 0.4 ? randomInt(random, window + 1, 3 * window) : randomInt(random, 500, 3000)), (i) => (i % 4 === 3 ? -400 : 1000))],
+      ["loud turns clamped where they overlap", conversation(random, 24, () => randomInt(random, 3000, 6000), (i) => (i % 2 ? -randomInt(random, 500, 2500) : 50), 0, 0, 30000)],
+    ];
+    for (const [name, { clips, offsets, length }] of layouts) {
+      const mix = render(clips, offsets, length);
+      const want = whole(mix, clips);
+      if (name.startsWith("loud")) expect(mix.some((x) => x === 32767 || x === -32768), name).toBe(true);
+      if (name.startsWith("back")) expect([offsets[0], offsets.at(-1)! + clips.at(-1)!.length], name).toEqual([0, mix.length]);
+      // The layout is placed (a comparison of two empty results would prove nothing)…
+      expect(want.filter((o) => o !== null).length, name).toBeGreaterThanOrEqual(clips.length - 2);
+      for (const order of ["file", "reversed"]) {
+        const list = order === "file" ? clips : [...clips].reverse();
+        const expected = order === "file" ? want : [...want].reverse();
+        for (const input of [mix, source(mix, random)]) {
+          const copiedBefore = pcmCopyStats().samples;
+          const got = windowed(input, list, { windowSamples: window });
+          // Each render sample and each clip sample enters WebAssembly memory at most once.
+          const copied = pcmCopyStats().samples - copiedBefore;
+          expect(copied, name).toBeGreaterThanOrEqual(mix.length);
+          expect(copied, name).toBeLessThanOrEqual(mix.length + clips.reduce((sum, c) => sum + c.length, 0));
+          // …by the windowed search, with the whole search's offsets, in turn order or not.
+          expect(got, `${name}, ${order} order`).toEqual({ offsets: expected, search: "windowed" });
+          if (input !== mix) expect((input as { fills: number }).fills, name).toBe(1);
+        }
+      }
+    }
+  });
+
+  it("falls back to the whole search, reading the render again, when a clip's audio occurs in two segments", () => {
+    const random = seededRandom(6);
+    const a = speech(random, 4000);
+    const b = speech(random, 3000);
+    const far = 40000;
+    const mix = render([a, b, a], [1000, 9000, far], far + 5000);
+    // The turn files list a once, or twice (twins): the whole search leaves a single a unplaced (two
+    // offsets, one turn) and places twins in turn order; b is placed either way.
+    for (const clips of [[a, b], [a, b, Int16Array.from(a)], [b]]) {
+      const input = source(mix, random);
+      const got = windowed(input, clips, { windowSamples: 8192 });
+      expect(got.offsets).toEqual(whole(mix, clips));
+      expect(got.search).toBe(clips.length === 1 ? "windowed" : "whole");
+      expect(input.fills).toBe(clips.length === 1 ? 1 : 2);
+    }
+    expect(whole(mix, [a, b])).toEqual([null, 9000]);
+  });
+
+  it("holds an arena bounded whatever the render's length; the whole search's grows with it", () => {
+    const random = seededRandom(8);
+    const window = 1 << 16;
+    const turns = conversation(random, 20, () => randomInt(random, 12000, 48000), (i) => (i % 5 === 4 ? -3000 : 2000));
+    const arenaOf = (stretch: number, search: LocateOptions["search"]) => {
+      // The same turns with the silences between them `stretch` times longer: only the render grows.
+      const offsets = turns.offsets.map((o, i) => o + (stretch - 1) * 24000 * i);
+      const mix = render(turns.clips, offsets, Math.max(...turns.clips.map((c, i) => offsets[i] + c.length)) + 1000);
+      let bytes = 0;
+      const got = locateClipsInMix(mix, turns.clips, { windowSamples: window, search, onArenaUsed: (b) => (bytes = b) });
+      expect(got).toEqual(offsets);
+      return { bytes, samples: mix.length };
+    };
+    const short = arenaOf(1, "windowed");
+    const long = arenaOf(40, "windowed");
+    expect(long.samples).toBeGreaterThan(20 * short.samples);
+    // The window (about 13 bytes a sample) and the clips' anchors, not the render.
+    expect(long.bytes).toBeLessThanOrEqual(short.bytes);
+    expect(long.bytes).toBeLessThan(16 * 2 * 48000 + 2 * 20 * 48000 + (1 << 20));
+    // Many turns, barge-ins among them, so that windows end inside overlapping turns: the arena
+    // grows only by the turns' anchors (under 4 KB a turn), not with the render.
+    const turnsArena = (count: number) => {
+      const r = seededRandom(10);
+      const { clips, offsets, length } = conversation(r, count, () => randomInt(r, 6000, 12000), (i) => (i % 3 === 2 ? -randomInt(r, 300, 1500) : randomInt(r, 30, 900)));
+      const mix = render(clips, offsets, length);
+      let bytes = 0;
+      const got = windowed(mix, clips, { windowSamples: 1 << 15, onArenaUsed: (b) => (bytes = b) });
+      expect(got).toEqual({ offsets: whole(mix, clips), search: "windowed" });
+      expect(got.offsets.filter((o, i) => o === offsets[i]).length).toBeGreaterThan(0.9 * count);
+      return bytes;
+    };
+    const few = turnsArena(40);
+    expect(turnsArena(400)).toBeLessThanOrEqual(few + 4096 * 360);
+    const wholeLong = arenaOf(40, "whole");
+    expect(wholeLong.bytes).toBeGreaterThan(5 * long.samples);
+    expect(wholeLong.bytes).toBeGreaterThan(10 * long.bytes);
+  });
+
+  it.skipIf(!shared)("gives the whole search's offsets on the simulation folders of ../shared/parity, at any window", () => {
+    const folders = simFolders(join(shared as string, "parity"));
+    expect(folders.length).toBeGreaterThan(0);
+    for (const dir of folders) {
+      const decode = (name: string) => decodeAudio(new Uint8Array(readFileSync(join(dir, name))), { compat: "deepeval", name });
+      const render = decode("deepeval-conversation.wav");
+      const mix = downmixTruncating(render.samples, render.channels);
+      const clips = listSimTurnFiles(dir).map((f) => {
+        const d = decode(f.name);
+        return d.sampleRate === render.sampleRate ? downmixTruncating(d.samples, d.channels) : null;
+      });
+      const want = whole(mix, clips);
+      expect(want.filter((o) => o !== null).length, dir).toBeGreaterThan(0);
+      for (const windowSamples of [4096, 1 << 16, 1 << 18, undefined]) {
+        expect(windowed(mix, clips, { windowSamples }), `${dir}, window ${windowSamples}`).toEqual({ offsets: want, search: "windowed" });
+      }
+    }
+  });
+
+  it("locateScanAnchors finds every occurrence of distinctive anchors that a scan of the residual finds, before and after placements", () => {
+    const random = seededRandom(9);
+    const distinct = (a: ArrayLike<number>) => Array.from(a).filter((x) => x >= 64 || x <= -64).length * 2 >= 24;
+    let found = 0;
+    for (let t = 0; t < 30; t++) {
+      const { mix } = makeScenario(random);
+      if (mix.length < 200) continue;
+      const clips = Array.from({ length: 4 }, () => {
+        const len = randomInt(random, 24, Math.min(mix.length, 5000));
+        const start = randomInt(random, 0, mix.length - len);
+        return random() < 0.8 ? mix.slice(start, start + len) : makeClip(random, len);
+      });
+      withArena((arena) => {
+        const session = new ClipLocatorSession(arena, mix, Array.from({ length: 4 }, () => clips).flat());
+        const k = session.k;
+        const residual = () => arena.i32(session.residual, mix.length);
+        // Anchors: pieces of the render and of the clips, the distinctive ones (the locator only has such).
+        const anchors: Int16Array[] = [];
+        for (let a = 0; a < 60; a++) {
+          const from = random() < 0.5 ? mix : clips[randomInt(random, 0, 3)];
+          const at = randomInt(random, 0, from.length - 24);
+          if (distinct(from.subarray(at, at + 24))) anchors.push(from.slice(at, at + 24));
+        }
+        const table = arena.allocI16(24 * anchors.length);
+        anchors.forEach((a, i) => arena.i16(table, 24 * anchors.length).set(a, 24 * i));
+        const head = arena.allocI32(256);
+        const entries = arena.alloc(k.locateAnchorEntryBytes(anchors.length));
+        expect(k.locateAnchorTableInit(table, anchors.length, head, 256, entries)).toBe(0);
+        const cap = 1 << 17;
+        const out = arena.allocI32(2 * cap);
+        const check = (label: string) => {
+          const count = k.locateScanAnchors(session.state, table, head, 256, entries, 0, mix.length - 1, out, cap);
+          expect(count, label).toBeGreaterThanOrEqual(0);
+          const pairs = arena.i32(out, 2 * count);
+          const got = new Set(Array.from({ length: count }, (_, f) => `${pairs[2 * f]}:${pairs[2 * f + 1]}`));
+          const r = residual();
+          const want = new Set<string>();
+          anchors.forEach((a, i) => {
+            for (let x = 0; x + 24 <= r.length; x++) {
+              let q = 0;
+              while (q < 24 && r[x + q] === a[q]) q++;
+              if (q === 24) want.add(`${x}:${i}`);
+            }
+          });
+          expect(got, label).toEqual(want);
+          expect(got.size, label).toBe(count);
+          found += count;
+        };
+        check(`render ${t}`);
+        for (let round = 0; round < 3; round++) {
+          const i = randomInt(random, 0, 3);
+          session.place(i, randomInt(random, 0, mix.length - clips[i].length));
+          check(`render ${t}, placement ${round}`);
+        }
+      });
+    }
+    expect(found).toBeGreaterThan(500);
+  });
+});
