@@ -17,22 +17,11 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { writeWavPcm16 } from "../src/audio/wav-writer.js";
+import { seededRandom } from "../test/helpers/random.js";
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const CLI = join(REPO, "bin", "voxmetrics.js");
 const TIME = "/usr/bin/time";
-
-/** A small deterministic generator (mulberry32). */
-function random32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function wavHeader(frames: number, rate: number): Buffer {
   const header = Buffer.alloc(44);
@@ -57,7 +46,7 @@ function wavHeader(frames: number, rate: number): Buffer {
  */
 export function writeLongSim(dir: string, rate: number, seconds: number, seed = 1): number[] {
   mkdirSync(dir, { recursive: true });
-  const random = random32(seed);
+  const random = seededRandom(seed);
   // The layout first (lengths and offsets), so the render's header can be written before its samples.
   const lengths: number[] = [];
   const offsets: number[] = [];

@@ -120,6 +120,22 @@ function hashPowers(lane: i32): v128 {
 }
 
 /**
+ * The key of the residual window of KEY_SAMPLES i32 samples at `window`: its hash Σ x_k·M^(16−k)
+ * (mod 2³², as an unsigned value), or −1 when fewer than KEY_MIN_DISTINCT of its samples are loud
+ * enough to tell windows apart. `p0`…`p3` are hashPowers(0…3).
+ */
+@inline function windowKey(window: usize, p0: v128, p1: v128, p2: v128, p3: v128): i64 {
+  const v0 = v128.load(window);
+  const v1 = v128.load(window, 16);
+  const v2 = v128.load(window, 32);
+  const v3 = v128.load(window, 48);
+  const x16 = load<i32>(window, 64);
+  const loud = -sumLanes(i32x4.add(i32x4.add(distinctLanes(v0), distinctLanes(v1)), i32x4.add(distinctLanes(v2), distinctLanes(v3)))) + isDistinct(x16);
+  if (loud < KEY_MIN_DISTINCT) return -1;
+  return <i64><u32>(sumLanes(i32x4.add(i32x4.add(i32x4.mul(v0, p0), i32x4.mul(v1, p1)), i32x4.add(i32x4.mul(v2, p2), i32x4.mul(v3, p3)))) + x16);
+}
+
+/**
  * Index the residual windows starting on the stride inside [from, to]. The window hash
  * h ← h·M + x over 17 samples equals Σ x_k·M^(16−k) (mod 2³²), computed four lanes at a time.
  */
@@ -137,15 +153,9 @@ function indexWindows(state: usize, from: i32, to: i32): i32 {
   const p0 = hashPowers(0), p1 = hashPowers(1), p2 = hashPowers(2), p3 = hashPowers(3);
   let status = OK;
   for (; at <= last; at += KEY_STRIDE) {
-    const window = r + (<usize>at << 2);
-    const v0 = v128.load(window);
-    const v1 = v128.load(window, 16);
-    const v2 = v128.load(window, 32);
-    const v3 = v128.load(window, 48);
-    const x16 = load<i32>(window, 64);
-    const loud = -sumLanes(i32x4.add(i32x4.add(distinctLanes(v0), distinctLanes(v1)), i32x4.add(distinctLanes(v2), distinctLanes(v3)))) + isDistinct(x16);
-    if (loud < KEY_MIN_DISTINCT) continue;
-    const h = sumLanes(i32x4.add(i32x4.add(i32x4.mul(v0, p0), i32x4.mul(v1, p1)), i32x4.add(i32x4.mul(v2, p2), i32x4.mul(v3, p3)))) + x16;
+    const key = windowKey(r + (<usize>at << 2), p0, p1, p2, p3);
+    if (key < 0) continue;
+    const h = <i32>key;
     if (keys >= capacity) {
       status = INDEX_FULL;
       break;
@@ -466,15 +476,9 @@ export function locateScanAnchors(state: usize, anchors: usize, head: usize, buc
   const p0 = hashPowers(0), p1 = hashPowers(1), p2 = hashPowers(2), p3 = hashPowers(3);
   let count = 0;
   for (; at <= last; at += KEY_STRIDE) {
-    const window = r + (<usize>at << 2);
-    const v0 = v128.load(window);
-    const v1 = v128.load(window, 16);
-    const v2 = v128.load(window, 32);
-    const v3 = v128.load(window, 48);
-    const x16 = load<i32>(window, 64);
-    const loud = -sumLanes(i32x4.add(i32x4.add(distinctLanes(v0), distinctLanes(v1)), i32x4.add(distinctLanes(v2), distinctLanes(v3)))) + isDistinct(x16);
-    if (loud < KEY_MIN_DISTINCT) continue;
-    const h = sumLanes(i32x4.add(i32x4.add(i32x4.mul(v0, p0), i32x4.mul(v1, p1)), i32x4.add(i32x4.mul(v2, p2), i32x4.mul(v3, p3)))) + x16;
+    const key = windowKey(r + (<usize>at << 2), p0, p1, p2, p3);
+    if (key < 0) continue;
+    const h = <i32>key;
     for (let e = load<i32>(head + (bucketOf(h, shift) << 2)); e >= 0; e = load<i32>(entries + <usize>e * ENTRY_BYTES, 8)) {
       const entry = entries + <usize>e * ENTRY_BYTES;
       if (load<i32>(entry) != h) continue;
