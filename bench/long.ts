@@ -3,7 +3,7 @@
 // `npm run bench long` (all sizes) or `npm run bench long -- --quick` (10 minutes only); `--pairs=N`
 // (ebur128 pairs, default 3) and `--hog-gb=N` (memory held by the other process, default 8);
 // `--repeat=N` (runs per measurement, default 1: the median counts), `--durations=600,14400` (seconds),
-// `--sets=standards,all` (analyze sets), `--rss-only` (no ebur128 comparison, no bomb). The
+// `--sets=standards,all` (analyze sets), `--layouts=48000x2` (rate x channels), `--rss-only` (no ebur128 comparison, no bomb). The
 // recordings are written under the temp folder chunk by chunk (never whole in memory here either)
 // and deleted at the end. Every run is a child process of the built CLI under /usr/bin/time (peak
 // RSS of the process, wall time); a child whose RSS passes --rss-cap-mb=N (default 3000) is stopped
@@ -218,7 +218,12 @@ export async function benchLong(): Promise<void> {
   const ffmpeg = spawnSync("sh", ["-c", "command -v ffmpeg"], { encoding: "utf8" }).stdout.trim();
   process.stdout.write(`load average at start: ${load()} (2 cores shared: figures are noisy under load)\n`);
   try {
-    for (const layout of LAYOUTS) {
+    const layouts = listText("layouts")?.map((l) => {
+      const m = /^(\d+)x(\d+)$/.exec(l);
+      if (!m) throw new Error(`--layouts: expected RATExCHANNELS items (24000x1,48000x2), got ${l}`);
+      return { rate: Number(m[1]), channels: Number(m[2]) };
+    }) ?? LAYOUTS;
+    for (const layout of layouts) {
       const rows: string[] = [];
       const byRun = new Map<string, number[]>();
       for (const seconds of durations) {
