@@ -464,26 +464,22 @@ export class WindowedClipLocator {
       // A cut a quarter window before the window's end, or after the placed turns if they end later:
       // a turn whose quiet lead-in (no anchor in this window yet) starts before the window's end
       // then lies wholly after the cut. Else the latest cut before the window's end.
-      cut = Math.max(low, end - MARGIN - Math.floor(m / 4));
-      for (let moved = true; moved; ) {
-        moved = false;
-        for (const s of spans) {
-          if (s.minOffset < cut && cut < s.maxEnd) {
-            cut = s.maxEnd;
-            moved = true;
+      // Move a cut out of every pending turn's span: past its end (`later`) or before its start.
+      const clear = (at: number, later: boolean): number => {
+        for (let moved = true; moved; ) {
+          moved = false;
+          for (const s of spans) {
+            if (s.minOffset < at && at < s.maxEnd) {
+              at = later ? s.maxEnd : s.minOffset;
+              moved = true;
+            }
           }
         }
-      }
+        return at;
+      };
+      cut = clear(Math.max(low, end - MARGIN - Math.floor(m / 4)), true);
       if (cut > end - MARGIN) cut = end - MARGIN;
-      for (let moved = true; moved; ) {
-        moved = false;
-        for (const s of spans) {
-          if (s.minOffset < cut && cut < s.maxEnd) {
-            cut = s.minOffset;
-            moved = true;
-          }
-        }
-      }
+      cut = clear(cut, false);
       if (cut < low) {
         let blockedAt = cut;
         for (const i of this.placedHere) {
