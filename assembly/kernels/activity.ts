@@ -10,13 +10,18 @@ import { BAD_ARGUMENT } from "../../src/dsp/kernel-status";
 
 const LEVEL_FLOOR: f64 = 1e-12;
 
-/** Band-pass edges of §2.3: 100–3800 Hz up to 8 kHz, else 80 Hz to min(7000 Hz, 0.45·fs). */
+/**
+ * Band-pass edges of §2.3: 100–3800 Hz up to 8 kHz, else 80 Hz to min(7000 Hz, 0.45·fs). Below 8 kHz
+ * the upper edge is min(3800 Hz, 0.45·fs): 3800 Hz lies at or above Nyquist there, where the bilinear
+ * low pass is no filter at all (every level came out at the floor and no speech was ever found).
+ */
 function activityLowEdgeHz(sampleRate: i32): f64 {
   return sampleRate <= 8000 ? 100.0 : 80.0;
 }
 
 function activityHighEdgeHz(sampleRate: i32): f64 {
-  return sampleRate <= 8000 ? 3800.0 : Math.min(7000.0, 0.45 * <f64>sampleRate);
+  if (sampleRate < 8000) return Math.min(3800.0, 0.45 * <f64>sampleRate);
+  return sampleRate == 8000 ? 3800.0 : Math.min(7000.0, 0.45 * <f64>sampleRate);
 }
 
 /** Complete 10 ms sub-blocks in `n` samples: those whose end floor((b + 1)·fs/100) ≤ n. */

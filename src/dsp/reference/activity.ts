@@ -11,10 +11,10 @@ function butterworth2(kind: "highpass" | "lowpass", cutoffHz: number, sampleRate
   return kind === "highpass" ? [norm, -2 * norm, norm, a1, a2] : [k * k * norm, 2 * k * k * norm, k * k * norm, a1, a2];
 }
 
-/** Band-pass 100–3800 Hz (fs ≤ 8 kHz) or 80 Hz–min(7 kHz, 0.45·fs), then L_i = 10·log10(mean square + 1e−12) of frame i = 10 ms sub-blocks i and i+1. */
+/** Band-pass 100–3800 Hz (fs = 8 kHz; min(3800 Hz, 0.45·fs) below) or 80 Hz–min(7 kHz, 0.45·fs), then L_i = 10·log10(mean square + 1e−12) of frame i = 10 ms sub-blocks i and i+1. */
 export function activityLevelsReference(x: ArrayLike<number>, sampleRate: number): number[] {
   const low = sampleRate <= 8000 ? 100 : 80;
-  const high = sampleRate <= 8000 ? 3800 : Math.min(7000, 0.45 * sampleRate);
+  const high = sampleRate < 8000 ? Math.min(3800, 0.45 * sampleRate) : sampleRate === 8000 ? 3800 : Math.min(7000, 0.45 * sampleRate);
   const y = applyBiquad(applyBiquad(x, butterworth2("highpass", low, sampleRate)), butterworth2("lowpass", high, sampleRate));
   const boundary = (k: number) => Math.floor((k * sampleRate) / 100);
   const levels: number[] = [];
