@@ -1,7 +1,7 @@
 // Finds ffmpeg ($FFMPEG_PATH, else PATH) and decodes any container it reads to 16-bit PCM WAV.
 import { spawnSync } from "node:child_process";
-import { accessSync, constants, mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { accessSync, constants, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { tempDir } from "./temp-dirs.js";
 import { delimiter, join, resolve } from "node:path";
 
 /** The last lookup and the environment it was made in ($FFMPEG_PATH and $PATH): a changed environment looks again. */
@@ -54,7 +54,7 @@ export function ffmpegToWav(
   bytes: Uint8Array,
   bounds: FfmpegBounds = {},
 ): { ok: true; wav: Uint8Array } | { ok: false; message: string; code: "DECODE_ERROR" | "LIMIT_EXCEEDED" } {
-  const dir = mkdtempSync(join(tmpdir(), "voxmetrics-"));
+  const dir = tempDir("decode");
   const input = join(dir, "input");
   let run;
   try {
@@ -114,16 +114,16 @@ function ffmpegOutcome<T>(run: ReturnType<typeof spawnSync>, input: string, boun
  * same decode as ffmpegToWav (the same arguments, the input seen through a link named like its
  * temporary copy) without holding the output in memory: ffmpeg writes the WAV to disk and the
  * caller reads it in chunks, then removes `dir`. On failure nothing is left behind. The output is
- * bounded by `-t` (the decode budget) and `-fs` (the 4 GB a WAV can describe). `dirPrefix` names the
- * temporary folder (a caller that sweeps its own folders at exit gives its prefix).
+ * bounded by `-t` (the decode budget) and `-fs` (the 4 GB a WAV can describe). `kind` names the
+ * temporary folder (temp-dirs.ts), which a later process removes if this one is killed meanwhile.
  */
 export function ffmpegToWavFile(
   ffmpeg: string,
   path: string,
   bounds: FfmpegBounds = {},
-  dirPrefix = "voxmetrics-",
+  kind = "decode",
 ): { ok: true; dir: string; wav: string } | Failure {
-  const dir = mkdtempSync(join(tmpdir(), dirPrefix));
+  const dir = tempDir(kind);
   const input = join(dir, "input");
   const wav = join(dir, "decoded.wav");
   let done = false;

@@ -322,10 +322,10 @@ function wavSource(file: FileBytes, layout: WavLayout, opts: DecodeOptions, onDi
   };
 }
 
-/** How a temporary decode is kept: its folder's name prefix, and whether the folder goes as soon as the WAV is open. */
+/** How a temporary decode is kept: its folder's kind (temp-dirs.ts), and whether the folder goes as soon as the WAV is open. */
 export interface SpillOptions {
-  /** @defaultValue "voxmetrics-" */
-  prefix?: string;
+  /** @defaultValue "decode" */
+  kind?: string;
   /** Remove the folder once the decoded WAV is open (its descriptor keeps the samples readable); else remove() does. */
   removeOnOpen?: boolean;
 }
@@ -346,7 +346,7 @@ export function spillThroughFfmpeg(path: string, head: Uint8Array, fileLength: n
   const declaredTooLong = declaredSeconds === null ? null : durationProblem(declaredSeconds, limits);
   if (declaredTooLong) failDecode(DECODE_MESSAGES.notDecodable, `${what}; the WAV header declares ${declaredTooLong}`, opts, "LIMIT_EXCEEDED");
   const budget = decodeBudgetSeconds(declaredSeconds, limits);
-  const run = ffmpegToWavFile(ffmpeg, path, { maxSeconds: budget, timeoutMs: limits.decodeTimeoutSeconds * 1000 }, spill.prefix);
+  const run = ffmpegToWavFile(ffmpeg, path, { maxSeconds: budget, timeoutMs: limits.decodeTimeoutSeconds * 1000 }, spill.kind);
   if (!run.ok) failDecode(DECODE_MESSAGES.notDecodable, `${what}; ${run.message}`, opts, run.code);
   const remove = () => rmSync(run.dir, { recursive: true, force: true });
   let out: FileBytes | undefined;

@@ -8,10 +8,6 @@
 // (the same bounds and messages as decodeAudio's ffmpeg path), whose folder is removed as soon as the
 // WAV is open, and read from there. A default-mode WAV with a chunk the engine does not know before
 // its data is decoded whole with decodeAudio.
-import { readdirSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { isMainThread } from "node:worker_threads";
-import { join } from "node:path";
 import type { CompatMode } from "../model/codec.js";
 import { checkDecoded, decodeAudio, type DecodeOptions } from "./decode.js";
 import { DECODE_MESSAGES, DecodeError } from "./errors.js";
@@ -42,33 +38,6 @@ export interface RecordingReader extends PcmSource {
 }
 
 const DEFAULT_CHUNK_FRAMES = 65536;
-
-/** Temporary decodes are folders named by this prefix and the process id. */
-const SPILL_PREFIX = "voxmetrics-rec-";
-let spillsWatched = false;
-
-/**
- * Delete this process's temporary decodes when it exits. A worker stopped at --call-timeout while
- * ffmpeg decodes never runs its own clean-up; the process's exit (any thread's module registers
- * this once) still removes what it left.
- */
-function watchSpills(): void {
-  if (spillsWatched) return;
-  spillsWatched = true;
-  process.once("exit", () => {
-    const root = tmpdir();
-    let names: string[] = [];
-    try {
-      names = readdirSync(root);
-    } catch {
-      return;
-    }
-    for (const name of names) if (name.startsWith(`${SPILL_PREFIX}${process.pid}-`)) rmSync(join(root, name), { recursive: true, force: true });
-  });
-}
-
-// The main thread watches from the start: the workers that decode may be stopped before they clean up.
-if (isMainThread) watchSpills();
 
 /** A located WAV read from its file: chunks and frame ranges converted by the one WAV reader's functions (open-source.ts). */
 class FileWavReader implements RecordingReader {
@@ -192,8 +161,7 @@ export function openRecordingReader(path: string, options: RecordingReaderOption
     if (file.length === 0) return memoryRecordingReader(decodeAudio(new Uint8Array(0), opts), chunkFrames);
     const found = locateAudio(file, opts);
     if ("ffmpeg" in found) {
-      watchSpills();
-      const spill = spillThroughFfmpeg(path, found.head, file.length, opts, found.ffmpeg, { prefix: `${SPILL_PREFIX}${process.pid}-`, removeOnOpen: true });
+      const spill = spillThroughFfmpeg(path, found.head, file.length, opts, found.ffmpeg, { kind: "rec", removeOnOpen: true });
       return new FileWavReader(spill.file, spill.layout, opts, chunkFrames);
     }
     // A chunk before the data that the engine does not know is left to the whole-file decoder.

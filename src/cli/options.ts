@@ -1,6 +1,6 @@
 // The flags every command shares, built from the library's DEFAULT_* option objects, so that `--help` shows the defaults the code uses.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, unlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readFileSync, rmSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import { tempDir } from "../audio/temp-dirs.js";
 import { basename, dirname, join } from "node:path";
 import { InvalidArgumentError, Option } from "commander";
 import {
@@ -177,7 +177,7 @@ export const STDOUT_PATH = "-";
  */
 export function saveStdin(): { path: string; cleanup: () => void } {
   if (process.stdin.isTTY) throw new Error('the input "-" reads standard input, which is a terminal: pipe or redirect the JSON or JSONL in');
-  const dir = mkdtempSync(join(tmpdir(), "voxmetrics-stdin-"));
+  const dir = tempDir("stdin");
   const path = join(dir, "stdin.json");
   writeFileSync(path, readFileSync(0));
   return { path, cleanup: () => rmSync(dir, { recursive: true, force: true }) };

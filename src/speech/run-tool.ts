@@ -1,7 +1,7 @@
 // Runs a local tool (pocketsphinx, ffmpeg) as a child process without blocking the event loop, bounded by a timeout and an AbortSignal.
 import { spawn } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { rm } from "node:fs/promises";
+import { tempDir } from "../audio/temp-dirs.js";
 import { join } from "node:path";
 import { SpeechModelError } from "./errors.js";
 
@@ -80,7 +80,7 @@ export function runTool(binary: string, args: readonly string[], options: ToolRu
 
 /** Run `fn` with a fresh temporary folder, removed afterwards whatever happens. */
 export async function withTempDir<T>(fn: (dir: string) => Promise<T>): Promise<T> {
-  const dir = await mkdtemp(join(tmpdir(), "voxmetrics-speech-"));
+  const dir = tempDir("speech");
   try {
     return await fn(dir);
   } finally {
