@@ -21,8 +21,8 @@ export const STALE_AFTER_MS = 10 * 60 * 1000;
 let exitWatched = false;
 let swept = false;
 
-/** Is `pid` a live process here? (EPERM: it exists, owned by someone else.) */
-function alive(pid: number): boolean {
+/** True when process `pid` exists on this machine (a signal-0 probe; EPERM means it exists under another user). */
+export function isProcessAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -50,7 +50,7 @@ export function sweepStaleTempDirs(root = tmpdir(), now = Date.now(), staleAfter
     const m = NAME.exec(name);
     if (!m) continue;
     const pid = Number(m[2]);
-    if (pid === process.pid || alive(pid)) continue;
+    if (pid === process.pid || isProcessAlive(pid)) continue;
     const path = join(root, name);
     try {
       if (now - statSync(path).mtimeMs < staleAfterMs) continue;

@@ -1,6 +1,7 @@
 // An advisory lock on a run's output file (`<file>.lock`, created exclusively, holding the owner's pid): a second run on the same file is refused with a clear error instead of interleaving or losing records.
 import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from "node:fs";
 import { hostname } from "node:os";
+import { isProcessAlive } from "../audio/temp-dirs.js";
 import { VoxError } from "../model/errors.js";
 
 /** What the lock file holds. */
@@ -14,16 +15,6 @@ interface LockOwner {
 export interface OutputLock {
   readonly path: string;
   release(): void;
-}
-
-/** True when process `pid` exists on this machine (a signal-0 probe; EPERM means it exists under another user). */
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === "EPERM";
-  }
 }
 
 function readOwner(lockPath: string): LockOwner | null {
@@ -50,7 +41,7 @@ export function lockOutputFile(file: string): OutputLock {
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw new VoxError("IO_ERROR", `cannot create the lock file ${lockPath} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`, { file });
       const other = readOwner(lockPath);
-      const stale = other !== null && other.host === owner.host && !isAlive(other.pid);
+      const stale = other !== null && other.host === owner.host && !isProcessAlive(other.pid);
       if (stale && attempt === 0) {
         try {
           unlinkSync(lockPath);
