@@ -186,8 +186,9 @@ export interface RunOptions {
  * workers × tasksPerWorker tasks are in flight, so memory does not grow with the archive. With
  * `appendTo`, each record is appended to that JSONL before `onResult` sees it (by the worker that
  * scored it, once per task) and the outcome's `line` is null; without, `line` is the record's
- * encoded line (its bytes transferred from the worker, not copied), for the caller to write. `pool` is either the options of a
- * pool started and closed for this run, or a pool from `startPool` (left open).
+ * encoded line (its bytes transferred from the worker, not copied), for the caller to write.
+ * `pool` is either the options of a pool started and closed for this run, or a pool from
+ * `startPool` (left open).
  * Resolves to `interrupted: true` when the signal stopped scheduling before the end.
  */
 export async function runCalls(
