@@ -48,7 +48,7 @@ const LINE_BREAK = 0x0a;
  * serialised record holds no raw line break), so record text is neither decoded, escaped nor parsed
  * on the way.
  */
-export function encodeBatch(batch: ScoredBatch): Buffer {
+export function encodeBatch(batch: ScoredBatch): Uint8Array {
   return Buffer.concat([Buffer.from(`${JSON.stringify(batch.digests)}\n`, "utf8"), ...batch.lines]);
 }
 

@@ -114,7 +114,7 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
       const key = resultKey(queueName, String(job.id));
       const bytes = encodeBatch(batch);
       batch.lines.forEach(releaseRecordLine);
-      await client.set(key, bytes, "EX", RESULT_TTL_S);
+      await client.set(key, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), "EX", RESULT_TTL_S);
       jobs++;
       calls += data.refs.length;
       return { worker: name, key, calls: batch.lines.length };

@@ -80,7 +80,7 @@ describe("job ids", () => {
     const lines = records.map(encodeRecordLine);
     const digests = records.map((r) => ({ ...r, metrics: {} }));
     const bytes = encodeBatch({ lines, digests });
-    expect(bytes.toString("utf8")).toBe(`${JSON.stringify(digests)}\n${records.map((r) => JSON.stringify(r) + "\n").join("")}`);
+    expect(Buffer.from(bytes).toString("utf8")).toBe(`${JSON.stringify(digests)}\n${records.map((r) => JSON.stringify(r) + "\n").join("")}`);
     const decoded = decodeBatch(bytes);
     expect(decoded.digests).toEqual(digests);
     expect(decoded.lines.map((l) => Buffer.from(l).toString("utf8"))).toEqual(records.map((r) => JSON.stringify(r) + "\n"));
