@@ -85,14 +85,15 @@ function runChild(archive: string, mode: "local" | { queue: string }): Run {
     const t0 = performance.now();
     const { calls } = discoverCalls([archive]);
     let n = 0, errors = 0;
-    await runCallsOnQueue(calls, () => false, { ingest: {}, score: ${score} }, { url: ${JSON.stringify(mode.queue)}, name: ${JSON.stringify(QUEUE_NAME)}, batchSize: ${BATCH_SIZE} }, (o) => { appendRecordLines(out, [o.line]); n++; if (o.digest.status !== "ok") errors++; });
+    await runCallsOnQueue(calls, () => false, { ingest: {}, score: ${score} }, { url: ${JSON.stringify(mode.queue)}, name: ${JSON.stringify(QUEUE_NAME)}, batchSize: ${BATCH_SIZE} }, (o) => { appendEncodedLines(out, [o.line]); n++; if (o.digest.status !== "ok") errors++; });
     const seconds = (performance.now() - t0) / 1000;
     const c = process.cpuUsage(c0);`;
   const script = `
     import { discoverCalls } from ${dist("ingest/index.js")};
     import { startPool, runCalls } from ${dist("pool/index.js")};
     import { runCallsOnQueue } from ${dist("queue/index.js")};
-    import { appendRecordLines, DEFAULT_SCORE_OPTIONS } from ${dist("scoring/index.js")};
+    import { DEFAULT_SCORE_OPTIONS } from ${dist("scoring/index.js")};
+    import { appendEncodedLines } from ${dist("scoring/record.js")};
     import { writeFileSync } from "node:fs";
     const archive = ${JSON.stringify(archive)};
     const out = ${JSON.stringify(out)};

@@ -16,7 +16,8 @@ import { Piscina } from "piscina";
 import { getWasmModule } from "../dsp/wasm.js";
 import type { CallRef } from "../ingest/types.js";
 import { VoxError } from "../model/errors.js";
-import { appendRecordLines, errorRecord, outputWriteError, scoreBatch, toOutcome, type BatchTask, type CallOutcome, type CallReadOptions, type ScoreOptions } from "../scoring/index.js";
+import { errorRecord, outputWriteError, scoreBatch, toOutcome, type BatchTask, type CallOutcome, type CallReadOptions, type ScoreOptions } from "../scoring/index.js";
+import { appendEncodedLines, releaseRecordLine } from "../scoring/record.js";
 import type { WorkerTask } from "./worker-task.js";
 
 /** Every option of the pool; defaults in DEFAULT_POOL_OPTIONS. */
@@ -184,8 +185,10 @@ export interface RunOptions {
  * Score every call, calling `onResult` as each finishes (in completion order). At most
  * workers × tasksPerWorker tasks are in flight, so memory does not grow with the archive. With
  * `appendTo`, each record is appended to that JSONL before `onResult` sees it (by the worker that
- * scored it, once per task) and the outcome's `line` is null. `pool` is either the options of a
- * pool started and closed for this run, or a pool from `startPool` (left open).
+ * scored it, once per task) and the outcome's `line` is null; without, `line` is the record's
+ * encoded line (its bytes transferred from the worker, not copied), for the caller to write.
+ * `pool` is either the options of a pool started and closed for this run, or a pool from
+ * `startPool` (left open).
  * Resolves to `interrupted: true` when the signal stopped scheduling before the end.
  */
 export async function runCalls(
@@ -239,10 +242,11 @@ async function runOnPool(
     const outcome = toOutcome(errorRecord(ref, error));
     if (appendTo !== undefined) {
       try {
-        appendRecordLines(appendTo, [outcome.line!]);
+        appendEncodedLines(appendTo, [outcome.line!]);
       } catch (e) {
         throw outputWriteError(appendTo, e, true);
       }
+      releaseRecordLine(outcome.line!);
       outcome.line = null;
     }
     onResult(outcome);

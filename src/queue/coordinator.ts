@@ -178,11 +178,11 @@ async function collect(
     const told = announced.get(id);
     if (told) {
       announced.delete(id);
-      const text = await client.get(told.key);
+      const bytes = await client.getBuffer(told.key);
       if (!outstanding.has(id)) return;
-      if (text !== null) {
+      if (bytes !== null) {
         outstanding.delete(id);
-        deliver(entry.refs, told, decodeBatch(text), null);
+        deliver(entry.refs, told, decodeBatch(bytes), null);
         // In one write (auto-pipelining). The job stayed until its records were written, so a
         // coordinator resumed before this point finds it finished and adds nothing twice.
         await Promise.all([client.del(told.key).catch(() => {}), queue.remove(id).catch(() => {})]);
@@ -201,16 +201,16 @@ async function collect(
     if (!job.finishedOn) return;
     if (job.returnvalue) {
       const result = job.returnvalue as ScoreJobResult;
-      const text = result.key ? await client.get(result.key) : null;
+      const bytes = result.key ? await client.getBuffer(result.key) : null;
       if (!outstanding.has(id)) return;
-      if (text === null) {
+      if (bytes === null) {
         // Its records are gone (expired, or a Redis that kept no data): score the batch again.
         await job.remove().catch(() => {});
         await queue.add(JOB_NAME, jobOf(entry.refs), jobOptions(id));
         return;
       }
       outstanding.delete(id);
-      deliver(entry.refs, result, decodeBatch(text), null);
+      deliver(entry.refs, result, decodeBatch(bytes), null);
       await client.del(result.key).catch(() => {});
     } else if (!entry.isolated) {
       outstanding.delete(id);

@@ -3,8 +3,11 @@ import { createHash } from "node:crypto";
 import type { CallRef } from "../ingest/types.js";
 import type { CallReadOptions, RecordDigest, ScoreOptions } from "../scoring/index.js";
 
-/** Version of the job payload; a worker refuses jobs of another version (a mixed deployment). */
-export const JOB_VERSION = 1;
+/**
+ * Version of the job payload and of its stored result (encodeBatch); a worker refuses jobs of
+ * another version (a mixed deployment). 2: record lines stored as bytes, each with its line break.
+ */
+export const JOB_VERSION = 2;
 
 /** BullMQ job name of a scoring batch. */
 export const JOB_NAME = "score";
@@ -32,24 +35,41 @@ export interface ScoreJobResult {
 
 /** The records of a batch, as stored under ScoreJobResult.key (encodeBatch). */
 export interface ScoredBatch {
-  /** One serialised result record per call. */
-  lines: string[];
+  /** One encoded result record per call: its line in UTF-8 with the line break (encodeRecordLine). */
+  lines: Uint8Array[];
   /** Their digests (no turns, no breakdowns), so the coordinator parses little. */
   digests: RecordDigest[];
 }
 
+const LINE_BREAK = 0x0a;
+
 /**
- * A batch as text: the digests as one JSON line, then the record lines as they are (a serialised
- * record holds no raw line break), so record text is neither escaped nor parsed on the way.
+ * A batch as bytes: the digests as one JSON line, then the record lines' bytes as they are (a
+ * serialised record holds no raw line break), so record text is neither decoded, escaped nor parsed
+ * on the way.
  */
-export function encodeBatch(batch: ScoredBatch): string {
-  return [JSON.stringify(batch.digests), ...batch.lines].join("\n");
+export function encodeBatch(batch: ScoredBatch): Uint8Array {
+  return Buffer.concat([Buffer.from(`${JSON.stringify(batch.digests)}\n`, "utf8"), ...batch.lines]);
 }
 
-export function decodeBatch(text: string): ScoredBatch {
-  const nl = text.indexOf("\n");
-  const digests = JSON.parse(nl < 0 ? text : text.slice(0, nl)) as RecordDigest[];
-  const lines = nl < 0 ? [] : text.slice(nl + 1).split("\n");
+/**
+ * The batch of encodeBatch's bytes; its record lines are views of `bytes`, each with its line
+ * break. A result stored by version 1 (its last line without a line break) is read too.
+ */
+export function decodeBatch(bytes: Uint8Array): ScoredBatch {
+  const data = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const nl = data.indexOf(LINE_BREAK);
+  const digests = JSON.parse(data.toString("utf8", 0, nl < 0 ? data.length : nl)) as RecordDigest[];
+  const lines: Uint8Array[] = [];
+  for (let start = nl + 1; nl >= 0 && start < data.length; ) {
+    const end = data.indexOf(LINE_BREAK, start);
+    if (end < 0) {
+      lines.push(Buffer.concat([data.subarray(start), Buffer.of(LINE_BREAK)]));
+      break;
+    }
+    lines.push(data.subarray(start, end + 1));
+    start = end + 1;
+  }
   if (lines.length !== digests.length) throw new Error(`a batch result holds ${lines.length} record line(s) for ${digests.length} digest(s)`);
   return { lines, digests };
 }

@@ -7,6 +7,7 @@ import type { CallRef } from "../ingest/types.js";
 import { VoxError } from "../model/errors.js";
 import { DEFAULT_POOL_OPTIONS, runCalls, startPool, type ScoringPool } from "../pool/index.js";
 import { errorRecord, toOutcome, type CallOutcome } from "../scoring/index.js";
+import { releaseRecordLine } from "../scoring/record.js";
 import { connectRedis } from "./connection.js";
 import { DEFAULT_QUEUE_OPTIONS, DEFAULT_QUEUE_WORKER_OPTIONS, mapPath, MIN_STALL_CHECK_MS, parsePathMapping, type QueueWorkerOptions } from "./options.js";
 import { encodeBatch, isolatedQueueName, JOB_VERSION, RESULT_TTL_S, resultKey, type ScoreJobData, type ScoreJobResult, type ScoredBatch } from "./jobs.js";
@@ -111,7 +112,9 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
       }
       await runCalls(refs, { ingest: data.ingest, score: data.score }, pool, keep);
       const key = resultKey(queueName, String(job.id));
-      await client.set(key, encodeBatch(batch), "EX", RESULT_TTL_S);
+      const bytes = encodeBatch(batch);
+      batch.lines.forEach(releaseRecordLine);
+      await client.set(key, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), "EX", RESULT_TTL_S);
       jobs++;
       calls += data.refs.length;
       return { worker: name, key, calls: batch.lines.length };

@@ -1,6 +1,6 @@
 // Resumable results JSONL: one complete line per call, appended as calls finish (by whichever thread scored it); --resume reads back the ids already done.
 import { closeSync, existsSync, fstatSync, ftruncateSync, openSync, readSync } from "node:fs";
-import { appendRecordLines, isResultRecord, outputWriteError, type ResultRecord } from "../scoring/record.js";
+import { appendEncodedLines, appendRecordLines, isResultRecord, outputWriteError, releaseRecordLine, type ResultRecord } from "../scoring/record.js";
 
 /** Bytes read at a time when scanning an existing results file. */
 const SCAN_CHUNK = 1 << 20;
@@ -44,8 +44,8 @@ function scanResults(path: string, visit: (record: ResultRecord) => void): { val
 }
 
 /**
- * The results of a run: a file that every thread appends whole lines to (appendRecordLines, one
- * O_APPEND write per batch: workers append their own records, this thread the rest), or stdout.
+ * The results of a run: a file that every thread appends whole lines to (one O_APPEND write per
+ * batch: workers append their own records, this thread the rest), or stdout.
  */
 export class ResultWriter {
   private constructor(
@@ -69,6 +69,25 @@ export class ResultWriter {
       closeSync(openSync(path, "w"));
     }
     return new ResultWriter(path);
+  }
+
+  /**
+   * Append one record given as its encoded line (UTF-8 with its line break, as encodeRecordLine or a
+   * worker gives it): the bytes are written as they are, and a line of encodeRecordLine's is
+   * released once written.
+   */
+  writeEncodedLine(line: Uint8Array): void {
+    if (this.path === null) {
+      // The stream may hold the bytes until the pipe takes them: released only then.
+      process.stdout.write(line, () => releaseRecordLine(line));
+      return;
+    }
+    try {
+      appendEncodedLines(this.path, [line]);
+    } catch (e) {
+      throw outputWriteError(this.path, e, true);
+    }
+    releaseRecordLine(line);
   }
 
   /** Append one record given as its JSON text (no line break). */

@@ -139,7 +139,7 @@ async function scoreDiscovered(options: ScoreArchiveOptions, ingest: CallReadOpt
   try {
     const onOutcome = ({ line, digest }: CallOutcome) => {
       if (done.has(digest.id)) return;
-      if (line !== null) writer.writeLine(line);
+      if (line !== null) writer.writeEncodedLine(line);
       account(digest);
       scored++;
       options.onRecord?.(digest);

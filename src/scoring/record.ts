@@ -56,12 +56,14 @@ export interface RecordDigest extends Omit<ResultRecord, "metrics" | "turns" | "
 }
 
 /**
- * What a worker sends back: the record already serialised (the main thread only writes it), or null
- * when the worker appended it to the results file itself, and a small digest for the running summary
- * and the CSV, so per-call work stays in the workers.
+ * What a worker sends back: the record's line already encoded (encodeRecordLine: UTF-8 with its line
+ * break, in a buffer of its own that the pool transfers to the main thread rather than copies, and
+ * that the main thread only writes), or null when the worker appended it to the results file
+ * itself, and a small digest for the running summary and the CSV, so per-call work stays in the
+ * workers.
  */
 export interface CallOutcome {
-  line: string | null;
+  line: Uint8Array | null;
   digest: RecordDigest;
   /**
    * Set when the worker could not append the record to the results file (a full disk…): the run
@@ -100,9 +102,9 @@ export function digestRecord(record: ResultRecord): RecordDigest {
   return digest;
 }
 
-/** Serialise a record and digest it. */
+/** Encode a record's line and digest it. */
 export function toOutcome(record: ResultRecord): CallOutcome {
-  return { line: JSON.stringify(record), digest: digestRecord(record) };
+  return { line: encodeRecordLine(record), digest: digestRecord(record) };
 }
 
 /**

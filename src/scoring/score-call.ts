@@ -86,11 +86,14 @@ function scoreCallNow({ ref, ingest, score }: ScoreTask): ResultRecord {
   }
 }
 
-/** Score a batch's calls in turn; with `appendTo`, append their records to it in one write and hand back digests only. */
+/**
+ * Score a batch's calls in turn; with `appendTo`, append their records to it in one write and hand
+ * back digests only, else hand back each record's encoded line with its digest. Either way a record
+ * is encoded once, straight into its line's bytes (no string of a long call's whole record).
+ */
 export function scoreBatch(task: BatchTask): CallOutcome[] {
   const appendTo = task.appendTo;
   if (appendTo === undefined) return task.refs.map((ref) => toOutcome(scoreCall({ ref, ingest: task.ingest, score: task.score })));
-  // Each record is encoded straight into its line's bytes (no string of a long call's whole record).
   let writeError: string | undefined;
   const append = (lines: Uint8Array[]): boolean => {
     try {
@@ -102,29 +105,32 @@ export function scoreBatch(task: BatchTask): CallOutcome[] {
       return false;
     }
   };
-  /** The record's text, kept in the outcome when its line could not be written. */
-  const text = (line: Uint8Array) => Buffer.from(line.buffer, line.byteOffset, line.length - 1).toString("utf8");
   const single = task.refs.length === 1;
   const lines: Uint8Array[] = [];
   const outcomes: CallOutcome[] = [];
-  /** Encode the record; a batch of one call (the pool's) writes it at once, so a long call's line is let go before its digest is made. */
-  const encode = (record: ResultRecord): string | null => {
+  /**
+   * Encode the record; a batch of one call (the pool's) writes it at once, so a long call's line is
+   * let go before its digest is made. A line that could not be written stays in its outcome.
+   */
+  const encode = (record: ResultRecord): Uint8Array | null => {
     const line = encodeRecordLine(record);
     if (!single) {
       lines.push(line);
       return null;
     }
-    const unwritten = append([line]) ? null : text(line);
+    if (!append([line])) return line;
     releaseRecordLine(line);
-    return unwritten;
+    return null;
   };
   for (const ref of task.refs) {
     const record = scoreCall({ ref, ingest: task.ingest, score: task.score });
     const unwritten = encode(record);
     outcomes.push({ line: unwritten, digest: digestRecord(record) });
   }
-  if (!single && !append(lines)) lines.forEach((line, i) => (outcomes[i].line = text(line)));
-  lines.forEach(releaseRecordLine);
+  if (!single) {
+    if (append(lines)) lines.forEach(releaseRecordLine);
+    else lines.forEach((line, i) => (outcomes[i].line = line));
+  }
   if (writeError !== undefined) for (const o of outcomes) o.writeError = writeError;
   return outcomes;
 }

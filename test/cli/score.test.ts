@@ -1,9 +1,11 @@
 // The score and timeline commands on the bundled sample archive: outputs, summary table, --fail-under, stdout mode, timelines.
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { REPO_ROOT } from "../helpers/shared.js";
+import { BIN, NEUTRAL_CWD } from "../helpers/cli.js";
 import { ensureBuilt } from "../helpers/dist.js";
 import { lastStderr, runCli } from "./score-program.js";
 import { bareId } from "../helpers/ids.js";
@@ -64,6 +66,26 @@ describe("voxmetrics score", () => {
     const ids = readFileSync(out, "utf8").trim().split("\n").map((l) => bareId(JSON.parse(l).id));
     expect(ids.sort()).toEqual(["more.jsonl#0", "more.jsonl#1", "more.jsonl#2"]);
   }, 60_000);
+
+  it("writes the same bytes to stdout (a pipe) as to -o FILE, with the same summary and CSV", () => {
+    // The command as users run it, its stdout a pipe read as bytes; one worker, so records come in the same order.
+    const run = (dir: string, extra: string[]) => {
+      const r = spawnSync(process.execPath, [BIN, "score", ARCHIVE, "--workers", "1", "--summary", join(dir, "summary.json"), "--csv", join(dir, "results.csv"), ...extra], { cwd: NEUTRAL_CWD, timeout: 120_000, maxBuffer: 1 << 26 });
+      expect(r.status).toBe(0);
+      return r.stdout;
+    };
+    const [viaStdout, viaFile] = [join(tmp, "stdout"), join(tmp, "file")];
+    for (const dir of [viaStdout, viaFile]) mkdirSync(dir, { recursive: true });
+    const piped = run(viaStdout, []);
+    expect(run(viaFile, ["-o", join(viaFile, "results.jsonl")])).toHaveLength(0);
+    const written = readFileSync(join(viaFile, "results.jsonl"));
+    // Only the timings differ from run to run: every other byte must match.
+    const timeless = (bytes: Buffer) => bytes.toString("latin1").replace(/"elapsed_(ms|s)": ?[-0-9.e+]+/g, '"elapsed_$1":0');
+    expect(piped.length).toBeGreaterThan(0);
+    expect(timeless(piped)).toBe(timeless(written));
+    expect(piped.toString("utf8").trim().split("\n")).toHaveLength(11);
+    for (const f of ["summary.json", "results.csv"]) expect(timeless(readFileSync(join(viaStdout, f)))).toBe(timeless(readFileSync(join(viaFile, f))));
+  }, 120_000);
 
   it("refuses --resume without --out", async () => {
     await expect(runCli(["score", ARCHIVE, "--resume"])).rejects.toThrow(/--resume needs --out/);

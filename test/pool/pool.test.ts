@@ -1,12 +1,15 @@
 // The worker pool: every call scored once in parallel, crashed workers replaced and their call retried once, then an error record.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { MessageChannel } from "node:worker_threads";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { discoverCalls, type CallRef } from "../../src/ingest/index.js";
+import { transferableSymbol, valueSymbol } from "piscina";
 import { runCalls } from "../../src/pool/index.js";
+import runTask from "../../src/pool/worker.js";
 import { DEFAULT_SCORE_OPTIONS } from "../../src/scoring/options.js";
-import type { ResultRecord } from "../../src/scoring/record.js";
+import type { CallOutcome, ResultRecord } from "../../src/scoring/record.js";
 import { REPO_ROOT } from "../helpers/shared.js";
 import { ensureBuilt } from "../helpers/dist.js";
 
@@ -19,8 +22,11 @@ afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 async function collect(refs: CallRef[], pool: Parameters<typeof runCalls>[2]): Promise<ResultRecord[]> {
   const out: ResultRecord[] = [];
   await runCalls(refs, { ingest: {}, score: DEFAULT_SCORE_OPTIONS }, pool, (o) => {
-    expect(o.digest.id).toBe(JSON.parse(o.line!).id);
-    out.push(JSON.parse(o.line!) as ResultRecord);
+    expect(o.line).toBeInstanceOf(Uint8Array);
+    const text = Buffer.from(o.line!).toString("utf8");
+    expect(text.endsWith("\n")).toBe(true);
+    expect(o.digest.id).toBe(JSON.parse(text).id);
+    out.push(JSON.parse(text) as ResultRecord);
   });
   return out;
 }
@@ -55,6 +61,39 @@ describe("runCalls", () => {
     const inline = await collect(calls, { workers: 0 });
     const strip = (rs: ResultRecord[]) => rs.map((r) => ({ ...r, elapsed_ms: 0 })).sort((a, b) => a.id.localeCompare(b.id));
     expect(strip(records.filter((r) => r.id !== doomed.id))).toEqual(strip(inline));
+  }, 60_000);
+
+  it("a worker hands each record back as its encoded line, the line's buffer transferred (detached on the worker's side), not cloned", async () => {
+    // The worker entry's result is Piscina's movable: the outcomes, and the lines' buffers to transfer.
+    const moved = runTask({ refs: calls.slice(0, 3), ingest: {}, score: DEFAULT_SCORE_OPTIONS }) as unknown as Record<symbol, unknown>;
+    const outcomes = moved[valueSymbol] as CallOutcome[];
+    const transfer = moved[transferableSymbol] as ArrayBuffer[];
+    expect(outcomes).toHaveLength(3);
+    expect(transfer).toHaveLength(3);
+    outcomes.forEach((o, i) => expect(transfer[i]).toBe(o.line!.buffer));
+    const texts = outcomes.map((o) => Buffer.from(o.line!).toString("utf8"));
+    for (const [i, text] of texts.entries()) expect(JSON.parse(text).id).toBe(outcomes[i].digest.id);
+    // Posted as Piscina's worker posts a task's response (port.postMessage(response, transferList)).
+    const { port1, port2 } = new MessageChannel();
+    const received = new Promise<CallOutcome[]>((done) => port2.once("message", (m: { result: CallOutcome[] }) => done(m.result)));
+    port1.postMessage({ result: outcomes }, transfer);
+    for (const o of outcomes) expect(o.line!.byteLength).toBe(0);
+    const got = await received;
+    port1.close();
+    expect(got.map((o) => Buffer.from(o.line!).toString("utf8"))).toEqual(texts);
+  }, 60_000);
+
+  it("through the pool, the lines handed back are the bytes a worker appends with appendTo", async () => {
+    const timeless = (bytes: Uint8Array) => Buffer.from(bytes).toString("latin1").replace(/"elapsed_ms":[-0-9.e+]+/g, '"elapsed_ms":0');
+    const lines: Uint8Array[] = [];
+    await runCalls(calls, { ingest: {}, score: DEFAULT_SCORE_OPTIONS }, { workers: 1 }, (o) => {
+      expect(o.line).toBeInstanceOf(Uint8Array);
+      lines.push(o.line!);
+    });
+    const file = join(tmp, "same-bytes.jsonl");
+    writeFileSync(file, "");
+    await runCalls(calls, { ingest: {}, score: DEFAULT_SCORE_OPTIONS, appendTo: file }, { workers: 1 }, () => {});
+    expect(timeless(Buffer.concat(lines))).toBe(timeless(readFileSync(file)));
   }, 60_000);
 
   it("replaces a crashed worker, retries its call once, then records WORKER_CRASHED; other calls are unaffected", async () => {

@@ -1,6 +1,7 @@
 // Queue building blocks without Redis: path mapping, Redis URL checks, reconnection back-off, idempotent job ids, option validation.
 import { describe, expect, it } from "vitest";
 import { batchSizeAt, decodeBatch, encodeBatch } from "../../src/queue/jobs.js";
+import { encodeRecordLine, type ResultRecord } from "../../src/scoring/record.js";
 import { batchJobId, checkRedisUrl, mapPath, parsePathMapping, reconnectDelayMs, resolveQueueOptions, singleJobId, startQueueWorker } from "../../src/queue/index.js";
 
 describe("--path-map", () => {
@@ -74,14 +75,23 @@ describe("job ids", () => {
     for (const id of [a, singleJobId("0123456789abcdef", "a:b")]) expect(id).not.toContain(":");
   });
 
-  it("a batch's records survive encoding unchanged (digests as one JSON line, record lines as they are); a mismatch is refused", () => {
-    const lines = [JSON.stringify({ id: "a#0", status: "ok", note: 'line "quoted"\nbreak' }), JSON.stringify({ id: "b#1", status: "error" })];
-    const digests = lines.map((l) => ({ ...JSON.parse(l), metrics: {} }));
-    const text = encodeBatch({ lines, digests });
-    expect(text.split("\n")).toHaveLength(3);
-    expect(decodeBatch(text)).toEqual({ lines, digests });
+  it("a batch's records survive encoding byte for byte (digests as one JSON line, record lines' bytes as they are); a mismatch is refused", () => {
+    const records = [{ id: "a#0", status: "ok", note: 'line "quoted"\nbreak é😀' }, { id: "b#1", status: "error" }] as unknown as ResultRecord[];
+    const lines = records.map(encodeRecordLine);
+    const digests = records.map((r) => ({ ...r, metrics: {} }));
+    const bytes = encodeBatch({ lines, digests });
+    expect(Buffer.from(bytes).toString("utf8")).toBe(`${JSON.stringify(digests)}\n${records.map((r) => JSON.stringify(r) + "\n").join("")}`);
+    const decoded = decodeBatch(bytes);
+    expect(decoded.digests).toEqual(digests);
+    expect(decoded.lines.map((l) => Buffer.from(l).toString("utf8"))).toEqual(records.map((r) => JSON.stringify(r) + "\n"));
+    // The lines are views of the stored bytes, not copies.
+    for (const l of decoded.lines) expect(l.buffer).toBe(bytes.buffer);
     expect(decodeBatch(encodeBatch({ lines: [], digests: [] }))).toEqual({ lines: [], digests: [] });
-    expect(() => decodeBatch(text.split("\n").slice(0, 2).join("\n"))).toThrow(/1 record line\(s\) for 2 digest\(s\)/);
+    const cut = bytes.subarray(0, bytes.indexOf(0x0a, bytes.indexOf(0x0a) + 1) + 1);
+    expect(() => decodeBatch(cut)).toThrow(/1 record line\(s\) for 2 digest\(s\)/);
+    // A result stored by version 1 (lines joined by line breaks, none after the last) reads the same.
+    const v1 = Buffer.from([JSON.stringify(digests), ...records.map((r) => JSON.stringify(r))].join("\n"), "utf8");
+    expect(decodeBatch(v1).lines.map((l) => Buffer.from(l).toString("utf8"))).toEqual(records.map((r) => JSON.stringify(r) + "\n"));
   });
 
   it("queue options are validated, naming the option", () => {

@@ -42,7 +42,7 @@ describe("transcriptAccuracy", () => {
     const a = transcriptAccuracy(tc)!;
     const rec: ResultRecord = { id: "x", name: "x", source: { format: "deepeval-json", path: "x.json" }, status: "ok", error: null, metrics: { M: { score: 1, threshold: 0.5, success: true, skipped: false, strict_mode: false, reason: "r", score_breakdown: null, error: null } }, turns: [], transcript_accuracy: a, elapsed_ms: 1 };
     const { digest, line } = toOutcome(rec);
-    expect(JSON.parse(line!).transcript_accuracy.turns).toHaveLength(3);
+    expect(JSON.parse(Buffer.from(line!).toString("utf8")).transcript_accuracy.turns).toHaveLength(3);
     expect(digest.transcript_accuracy).toEqual(Object.fromEntries(Object.entries(a).filter(([k]) => k !== "turns")));
     const acc = new SummaryAccumulator();
     acc.add(digest);
