@@ -25,7 +25,7 @@
 import type { PcmSource } from "../audio/pcm-source.js";
 import {
   ActivityStream, DecimateStream, F32List, IntensityStream, moveInMemory, readPlanarChunks, SpectrumStream, speechRunsInPlace, StatsStream, STREAM_CHUNK_FRAMES, YinFrameStream,
-  YinStream, type PlanarChunk,
+  type PlanarChunk,
 } from "../dsp/channel-stream.js";
 import type { SignalStats } from "../dsp/channel-kernels.js";
 import { EnergyBlockPool, LOUDNESS_CHUNK_FRAMES, LoudnessStreamAt } from "../dsp/loudness.js";
@@ -77,7 +77,8 @@ interface Signal2 {
   syllables: SyllablePlan;
   pitch: PitchPlan | null;
   band: { fftSize: number; starts: Int32Array } | null;
-  voicingYin?: YinStream;
+  /** Syllable candidates found voiced (their YIN frames' aperiodicity at most the threshold), counted as the frames are measured. */
+  voiced?: number;
   /** YIN periods of the F0 track's voiced frames, in frame order. */
   voicedPeriods?: F32List;
   spectrum?: SpectrumStream;
@@ -246,7 +247,7 @@ function finishSignal(source: PcmSource, o: AcousticsOptions, of: SignalOf, pass
   const s: Signal2 = { of, syllables, pitch: speech.length ? planPitch(n, sampleRate, speech, o) : null, band: planBandEdge(n, sampleRate, speech) };
   if (s.syllables.voicing || (s.pitch && s.pitch.frames) || s.band) checkLength(secondReading(source, n, s, levels));
 
-  const syllableResult = finishSyllables(s.syllables, s.voicingYin ? s.voicingYin.aperiodicity : null);
+  const syllableResult = finishSyllables(s.syllables, s.voiced ?? 0);
   let pitch: PitchStats = { ...NULL_PITCH };
   if (s.pitch) pitch = finishPitchVoiced(s.pitch, s.voicedPeriods ? s.voicedPeriods.parts() : []);
   s.voicedPeriods = undefined;
@@ -271,6 +272,7 @@ function secondReading(source: PcmSource, frames: number, s: Signal2, spare: Flo
   return withArena((arena) => {
     const block = arena.k.yinDecimateBlockLength();
     const consumers: Array<(ptr: number, n: number) => void> = [];
+    const counts: Array<() => void> = [];
     // One decimator per distinct (cutoff, factor): the syllable check and the F0 track share it when they agree.
     const decimators = new Map<string, { stream: DecimateStream; sinks: Array<{ push(ptr: number, n: number): void }> }>();
     const decimated = (cutoffHz: number, factor: number) => {
@@ -286,8 +288,14 @@ function secondReading(source: PcmSource, frames: number, s: Signal2, spare: Flo
     const v = s.syllables.voicing;
     if (v) {
       const d = decimated(v.cutoffHz, v.factor);
-      s.voicingYin = new YinStream(arena, v.starts, v.window, v.tauMin, v.tauMax, v.threshold, d.total, d.maxPush);
-      d.sinks.push(s.voicingYin);
+      // Only the count of voiced candidates is kept (not a period and an aperiodicity per candidate). Frames that do not fit
+      // are never measured: the whole-clip kernel gives them aperiodicity 1, voiced when the threshold is at least 1.
+      let voiced = 0, measured = 0;
+      d.sinks.push(new YinFrameStream(arena, v.starts, v.window, v.tauMin, v.tauMax, v.threshold, d.total, d.maxPush, (memory, _period, aperiodicity, count) => {
+        for (let i = 0; i < count; i++) if (memory[aperiodicity + i] <= v.threshold) voiced++;
+        measured += count;
+      }));
+      counts.push(() => { s.voiced = voiced + (1 <= v.threshold ? v.starts.length - measured : 0); });
     }
     const p = s.pitch;
     if (p && p.frames) {
@@ -306,6 +314,7 @@ function secondReading(source: PcmSource, frames: number, s: Signal2, spare: Flo
       for (const consume of consumers) consume(ptr, chunk.frames);
     });
     for (const d of decimators.values()) d.stream.finish();
+    for (const count of counts) count();
     return read;
   });
 }
