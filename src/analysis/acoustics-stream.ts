@@ -148,6 +148,8 @@ interface Spent {
   intensity?: Float32Array;
   /** The loudness energies' blocks. */
   energyBlocks: EnergyBlockPool;
+  /** The previous signal's syllable peaks (their storage). */
+  contour?: ContourPeaks;
 }
 
 /** 1st, 2nd, 3rd, … spelled as the error message says them. */
@@ -215,10 +217,10 @@ function firstReading(source: PcmSource, o: AcousticsOptions, of: SignalOf, mete
     const activity = new ActivityStream(arena, sampleRate, y, expected, spent.levels);
     const stats = new StatsStream(arena, clip.level, clip.minRun);
     // With the length known, the contour goes straight to its peak finder (nothing of it is kept); else it is kept whole.
-    const contour = expected > 0 ? new ContourPeaks(o.syllableMinDipDb, arena.k.syllableFrameCount(expected, shape.windowLength, shape.step)) : null;
+    const contour = expected > 0 ? new ContourPeaks(o.syllableMinDipDb, arena.k.syllableFrameCount(expected, shape.windowLength, shape.step), spent.contour) : null;
     const intensity = new IntensityStream(arena, shape.windowLength, shape.step, shape.beta, STREAM_CHUNK_FRAMES, expected, spent.intensity,
       contour ? (values, from, count) => contour.pushRange(values, from, count) : undefined);
-    spent.levels = spent.intensity = undefined;
+    spent.levels = spent.intensity = spent.contour = undefined;
     const wanted = of.mean ? metered : [...new Set([...metered, of.channel])];
     const frames = readPlanarChunks(arena, source, wanted, of.mean, (chunk) => {
       feed.push(chunk);
@@ -243,6 +245,7 @@ function finishSignal(source: PcmSource, o: AcousticsOptions, of: SignalOf, pass
   pass1.levels = pass1.intensity = new Float32Array(0);
   const speech = speechSegmentsOfRuns(speechRunsInPlace(levels, speechRunOptions(o)), o, durationS);
   const syllables = pass1.contour ? planSyllablesFromPeaks(pass1.contour, speech, o, sampleRate) : planSyllables(intensity, speech, o, sampleRate);
+  if (pass1.contour) spent.contour = pass1.contour;
   pass1.contour = null;
   const s: Signal2 = { of, syllables, pitch: speech.length ? planPitch(n, sampleRate, speech, o) : null, band: planBandEdge(n, sampleRate, speech) };
   if (s.syllables.voicing || (s.pitch && s.pitch.frames) || s.band) checkLength(secondReading(source, n, s, levels));

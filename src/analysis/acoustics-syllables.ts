@@ -98,8 +98,8 @@ export class ContourPeaks {
   count = 0;
   private min = Infinity;
   // The peaks' levels (contour values: f32 exactly) and refined positions (f64), in blocks: no doubling array and its copies left to the collector (a 4-hour mixdown has about 70,000 peaks).
-  private readonly peakLevels = new F32List(0, undefined, PEAK_BLOCK);
-  private readonly peakPositions = new F64List(PEAK_BLOCK);
+  private readonly peakLevels: F32List;
+  private readonly peakPositions: F64List;
   // Dip-peak-dip state, as in findDipPeakDip, plus the neighbours of the current high for the refinement.
   private lookingForPeak = false;
   private low = Infinity;
@@ -113,10 +113,15 @@ export class ContourPeaks {
   private heapSize = 0;
   private readonly all: F32List | null;
 
-  constructor(private readonly minDipDb: number, private readonly expectedCount: number) {
+  /** `spent`, a finished ContourPeaks (of the previous signal), gives this one its storage: its peaks are dropped. */
+  constructor(private readonly minDipDb: number, private readonly expectedCount: number, spent?: ContourPeaks) {
     const capacity = expectedCount > 0 ? expectedCount - Math.floor(((expectedCount - 1) * 99) / 100) : 0;
-    this.heap = new Float32Array(capacity);
+    this.heap = spent && spent.heap.length === capacity ? spent.heap : new Float32Array(capacity);
     this.all = capacity > 0 ? null : new F32List();
+    this.peakLevels = spent ? spent.peakLevels : new F32List(0, undefined, PEAK_BLOCK);
+    this.peakPositions = spent ? spent.peakPositions : new F64List(PEAK_BLOCK);
+    this.peakLevels.reset();
+    this.peakPositions.reset();
   }
 
   pushAll(values: Float32Array): void {

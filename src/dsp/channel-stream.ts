@@ -56,9 +56,8 @@ class FloatList<A extends Float32Array | Float64Array> {
     const size = this.block;
     for (let off = 0; off < values.length;) {
       const within = this.length % size;
-      if (within === 0) this.blocks.push(this.make(size));
       const take = Math.min(values.length - off, size - within);
-      this.blocks[this.blocks.length - 1].set(values.subarray(off, off + take), within);
+      this.current(within).set(values.subarray(off, off + take), within);
       off += take;
       this.length += take;
     }
@@ -75,16 +74,26 @@ class FloatList<A extends Float32Array | Float64Array> {
       this.pushAll(one);
     } else {
       const within = this.length % this.block;
-      if (within === 0) this.blocks.push(this.make(this.block));
-      this.blocks[this.blocks.length - 1][within] = value;
+      this.current(within)[within] = value;
       this.length++;
     }
+  }
+  /** The block the next value goes into (at `within` of it): a block kept from before reset(), or a new one. */
+  private current(within: number): A {
+    const b = (this.length - within) / this.block;
+    if (b === this.blocks.length) this.blocks.push(this.make(this.block));
+    return this.blocks[b];
+  }
+  /** Empty the list, keeping its blocks for the values pushed next (a list of the same kind filled again, e.g. for the next signal). */
+  reset(): void {
+    this.length = 0;
+    if (this.exact) this.exact = null;
   }
   /** Views of the values so far, in order (exactly `length` values in all), without copying them; valid until the next push. */
   parts(): A[] {
     if (this.exact) return [this.exact.subarray(0, this.length) as A];
     const size = this.block;
-    return this.blocks.map((b, i) => b.subarray(0, Math.min(size, this.length - i * size)) as A);
+    return this.blocks.slice(0, Math.ceil(this.length / size)).map((b, i) => b.subarray(0, Math.min(size, this.length - i * size)) as A);
   }
   /** The values so far (exactly `length` values); the list is emptied, its storage handed over or freed as it is copied. */
   toArray(): A {
@@ -97,7 +106,7 @@ class FloatList<A extends Float32Array | Float64Array> {
     const out = this.make(this.length);
     const size = this.block;
     for (let b = 0; b < this.blocks.length; b++) {
-      out.set(this.blocks[b].subarray(0, Math.min(size, this.length - b * size)), b * size);
+      if (b * size < this.length) out.set(this.blocks[b].subarray(0, Math.min(size, this.length - b * size)), b * size);
       this.blocks[b] = this.make(0);
     }
     this.blocks.length = 0;

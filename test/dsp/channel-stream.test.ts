@@ -218,7 +218,7 @@ describe("F32List", () => {
 });
 
 describe("F64List", () => {
-  it("keeps f64 values exactly, in order, pushed one by one or in ranges: parts() views them in blocks without a copy, toArray() copies them once", () => {
+  it("keeps f64 values exactly, in order, pushed one by one or in ranges: parts() views them in blocks without a copy, reset() reuses them, toArray() copies them once", () => {
     const values = Float64Array.from({ length: 20_011 }, (_, i) => Math.sin(i) * 1e6 + i / 3);
     for (const block of [1, 7, 8192]) {
       const list = new F64List(block);
@@ -235,9 +235,18 @@ describe("F64List", () => {
       expect(parts.every((p) => p.length <= block)).toBe(true);
       const joined = parts.flatMap((p) => Array.from(p));
       expect(joined).toEqual(Array.from(values));
+      // reset() keeps the blocks for the next values: fewer values than before, then more.
+      for (const n of [5_003, 20_011]) {
+        list.reset();
+        expect(list.length).toBe(0);
+        expect(list.parts().reduce((sum, p) => sum + p.length, 0)).toBe(0);
+        const next = values.subarray(0, n).map((v) => -v);
+        list.pushRange(next, 0, n);
+        expect(list.parts().flatMap((p) => Array.from(p))).toEqual(Array.from(next));
+      }
       const out = list.toArray();
       expect(out).toBeInstanceOf(Float64Array);
-      expect(Array.from(out)).toEqual(Array.from(values));
+      expect(Array.from(out)).toEqual(Array.from(values.map((v) => -v)));
       expect(list.length).toBe(0);
     }
   });
