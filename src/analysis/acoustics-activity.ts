@@ -37,9 +37,15 @@ export function speechRunOptions(o: VadOptions): SpeechRunOptions {
  * a run ends where the level last exceeded T_off, plus one window; then merged and filtered, §2.3.
  */
 export function segmentsFromRuns(runs: Int32Array, o: VadOptions): Segment[] {
-  const raw: Segment[] = [];
-  for (let r = 0; r + 1 < runs.length; r += 2) raw.push([runs[r] * ACTIVITY_HOP_S, runs[r + 1] * ACTIVITY_HOP_S + ACTIVITY_WINDOW_S]);
-  return dropShortSegments(mergeSegments(raw, o.vadMinGapS), o.vadMinSpeechS);
+  // Merged as they are made (what mergeSegments does to the whole list, without that list).
+  const merged: Segment[] = [];
+  for (let r = 0; r + 1 < runs.length; r += 2) {
+    const s = runs[r] * ACTIVITY_HOP_S, e = runs[r + 1] * ACTIVITY_HOP_S + ACTIVITY_WINDOW_S;
+    const last = merged[merged.length - 1];
+    if (last && s - last[1] < o.vadMinGapS) last[1] = Math.max(last[1], e);
+    else merged.push([s, e]);
+  }
+  return dropShortSegments(merged, o.vadMinSpeechS);
 }
 
 /** Speech segments [start_s, end_s] of a channel in the kernels, §2.3. */

@@ -25,7 +25,7 @@
 import type { PcmSource } from "../audio/pcm-source.js";
 import {
   ActivityStream, DecimateStream, F32List, IntensityStream, moveInMemory, readPlanarChunks, SpectrumStream, speechRunsInPlace, StatsStream, STREAM_CHUNK_FRAMES, YinFrameStream,
-  YinStream, type PlanarChunk,
+  type PlanarChunk,
 } from "../dsp/channel-stream.js";
 import type { SignalStats } from "../dsp/channel-kernels.js";
 import { EnergyBlockPool, LOUDNESS_CHUNK_FRAMES, LoudnessStreamAt } from "../dsp/loudness.js";
@@ -77,7 +77,8 @@ interface Signal2 {
   syllables: SyllablePlan;
   pitch: PitchPlan | null;
   band: { fftSize: number; starts: Int32Array } | null;
-  voicingYin?: YinStream;
+  /** Syllable candidates found voiced (their YIN frames' aperiodicity at most the threshold), counted as the frames are measured. */
+  voiced?: number;
   /** YIN periods of the F0 track's voiced frames, in frame order. */
   voicedPeriods?: F32List;
   spectrum?: SpectrumStream;
@@ -147,6 +148,8 @@ interface Spent {
   intensity?: Float32Array;
   /** The loudness energies' blocks. */
   energyBlocks: EnergyBlockPool;
+  /** The previous signal's syllable peaks (their storage). */
+  contour?: ContourPeaks;
 }
 
 /** 1st, 2nd, 3rd, … spelled as the error message says them. */
@@ -214,10 +217,10 @@ function firstReading(source: PcmSource, o: AcousticsOptions, of: SignalOf, mete
     const activity = new ActivityStream(arena, sampleRate, y, expected, spent.levels);
     const stats = new StatsStream(arena, clip.level, clip.minRun);
     // With the length known, the contour goes straight to its peak finder (nothing of it is kept); else it is kept whole.
-    const contour = expected > 0 ? new ContourPeaks(o.syllableMinDipDb, arena.k.syllableFrameCount(expected, shape.windowLength, shape.step)) : null;
+    const contour = expected > 0 ? new ContourPeaks(o.syllableMinDipDb, arena.k.syllableFrameCount(expected, shape.windowLength, shape.step), spent.contour) : null;
     const intensity = new IntensityStream(arena, shape.windowLength, shape.step, shape.beta, STREAM_CHUNK_FRAMES, expected, spent.intensity,
       contour ? (values, from, count) => contour.pushRange(values, from, count) : undefined);
-    spent.levels = spent.intensity = undefined;
+    spent.levels = spent.intensity = spent.contour = undefined;
     const wanted = of.mean ? metered : [...new Set([...metered, of.channel])];
     const frames = readPlanarChunks(arena, source, wanted, of.mean, (chunk) => {
       feed.push(chunk);
@@ -242,11 +245,12 @@ function finishSignal(source: PcmSource, o: AcousticsOptions, of: SignalOf, pass
   pass1.levels = pass1.intensity = new Float32Array(0);
   const speech = speechSegmentsOfRuns(speechRunsInPlace(levels, speechRunOptions(o)), o, durationS);
   const syllables = pass1.contour ? planSyllablesFromPeaks(pass1.contour, speech, o, sampleRate) : planSyllables(intensity, speech, o, sampleRate);
+  if (pass1.contour) spent.contour = pass1.contour;
   pass1.contour = null;
   const s: Signal2 = { of, syllables, pitch: speech.length ? planPitch(n, sampleRate, speech, o) : null, band: planBandEdge(n, sampleRate, speech) };
   if (s.syllables.voicing || (s.pitch && s.pitch.frames) || s.band) checkLength(secondReading(source, n, s, levels));
 
-  const syllableResult = finishSyllables(s.syllables, s.voicingYin ? s.voicingYin.aperiodicity : null);
+  const syllableResult = finishSyllables(s.syllables, s.voiced ?? 0);
   let pitch: PitchStats = { ...NULL_PITCH };
   if (s.pitch) pitch = finishPitchVoiced(s.pitch, s.voicedPeriods ? s.voicedPeriods.parts() : []);
   s.voicedPeriods = undefined;
@@ -271,6 +275,7 @@ function secondReading(source: PcmSource, frames: number, s: Signal2, spare: Flo
   return withArena((arena) => {
     const block = arena.k.yinDecimateBlockLength();
     const consumers: Array<(ptr: number, n: number) => void> = [];
+    const counts: Array<() => void> = [];
     // One decimator per distinct (cutoff, factor): the syllable check and the F0 track share it when they agree.
     const decimators = new Map<string, { stream: DecimateStream; sinks: Array<{ push(ptr: number, n: number): void }> }>();
     const decimated = (cutoffHz: number, factor: number) => {
@@ -286,8 +291,14 @@ function secondReading(source: PcmSource, frames: number, s: Signal2, spare: Flo
     const v = s.syllables.voicing;
     if (v) {
       const d = decimated(v.cutoffHz, v.factor);
-      s.voicingYin = new YinStream(arena, v.starts, v.window, v.tauMin, v.tauMax, v.threshold, d.total, d.maxPush);
-      d.sinks.push(s.voicingYin);
+      // Only the count of voiced candidates is kept (not a period and an aperiodicity per candidate). Frames that do not fit
+      // are never measured: the whole-clip kernel gives them aperiodicity 1, voiced when the threshold is at least 1.
+      let voiced = 0, measured = 0;
+      d.sinks.push(new YinFrameStream(arena, v.starts, v.window, v.tauMin, v.tauMax, v.threshold, d.total, d.maxPush, (memory, _period, aperiodicity, count) => {
+        for (let i = 0; i < count; i++) if (memory[aperiodicity + i] <= v.threshold) voiced++;
+        measured += count;
+      }));
+      counts.push(() => { s.voiced = voiced + (1 <= v.threshold ? v.starts.length - measured : 0); });
     }
     const p = s.pitch;
     if (p && p.frames) {
@@ -306,6 +317,7 @@ function secondReading(source: PcmSource, frames: number, s: Signal2, spare: Flo
       for (const consume of consumers) consume(ptr, chunk.frames);
     });
     for (const d of decimators.values()) d.stream.finish();
+    for (const count of counts) count();
     return read;
   });
 }

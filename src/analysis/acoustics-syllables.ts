@@ -6,13 +6,15 @@ import type { ChannelKernels } from "../dsp/channel-kernels.js";
 import { mergeSegments, insideSegments, totalDuration, type Segment } from "./acoustics-activity.js";
 import type { AcousticsOptions } from "./acoustics-options.js";
 import { pitchCutoffHz, pitchDecimation } from "./acoustics-pitch.js";
-import { F32List, selectInPlaceF32 } from "../dsp/channel-stream.js";
+import { F32List, F64List, selectInPlaceF32 } from "../dsp/channel-stream.js";
 
 /** Praat's intensity window is 3.2 / pitch floor and its time step 0.8 / pitch floor. */
 const WINDOW_PERIODS = 3.2;
 const STEP_PERIODS = 0.8;
 /** Kaiser shape giving Praat's Gaussian-like intensity window. */
 const KAISER_BETA = 20;
+/** Peaks per block of ContourPeaks' lists. */
+const PEAK_BLOCK = 1 << 13;
 /** Voicing frame length centred on a peak (s). */
 const VOICING_WINDOW_S = 0.04;
 
@@ -44,8 +46,6 @@ function refinePeak(values: ArrayLike<number>, i: number): number {
 
 export interface SyllableResult {
   nuclei: number;
-  /** Peak times of the accepted nuclei (s). */
-  times: number[];
   /** Σ sounding intervals (s): VAD speech merged across gaps shorter than minPauseS. */
   phonationTimeS: number;
 }
@@ -74,8 +74,6 @@ export interface SyllableVoicingPlan {
 /** Syllable candidates found in the intensity contour, and the voicing frames still to measure (null: none). */
 export interface SyllablePlan {
   phonationTimeS: number;
-  /** Candidate peak times (s) inside sounding intervals. */
-  candidates: number[];
   voicing: SyllableVoicingPlan | null;
 }
 
@@ -99,8 +97,9 @@ export function planSyllables(intensity: Float32Array, speech: Segment[], o: Aco
 export class ContourPeaks {
   count = 0;
   private min = Infinity;
-  private readonly peakLevels: number[] = [];
-  private readonly peakPositions: number[] = [];
+  // The peaks' levels (contour values: f32 exactly) and refined positions (f64), in blocks: no doubling array and its copies left to the collector (the 4-hour stereo bench file's mix-down has more than 58,000: one per syllable nucleus at least).
+  private readonly peakLevels: F32List;
+  private readonly peakPositions: F64List;
   // Dip-peak-dip state, as in findDipPeakDip, plus the neighbours of the current high for the refinement.
   private lookingForPeak = false;
   private low = Infinity;
@@ -114,10 +113,15 @@ export class ContourPeaks {
   private heapSize = 0;
   private readonly all: F32List | null;
 
-  constructor(private readonly minDipDb: number, private readonly expectedCount: number) {
+  /** `spent`, a finished ContourPeaks (of the previous signal), gives this one its storage: its peaks are dropped. */
+  constructor(private readonly minDipDb: number, private readonly expectedCount: number, spent?: ContourPeaks) {
     const capacity = expectedCount > 0 ? expectedCount - Math.floor(((expectedCount - 1) * 99) / 100) : 0;
-    this.heap = new Float32Array(capacity);
+    this.heap = spent && spent.heap.length === capacity ? spent.heap : new Float32Array(capacity);
     this.all = capacity > 0 ? null : new F32List();
+    this.peakLevels = spent ? spent.peakLevels : new F32List(0, undefined, PEAK_BLOCK);
+    this.peakPositions = spent ? spent.peakPositions : new F64List(PEAK_BLOCK);
+    this.peakLevels.reset();
+    this.peakPositions.reset();
   }
 
   pushAll(values: Float32Array): void {
@@ -180,9 +184,21 @@ export class ContourPeaks {
     }
   }
 
-  /** The peaks (levels and refined fractional positions, in order). */
-  peaks(): { levels: readonly number[]; positions: readonly number[] } {
-    return { levels: this.peakLevels, positions: this.peakPositions };
+  /** The peaks (levels and refined fractional positions, in order), as arrays. */
+  peaks(): { levels: number[]; positions: number[] } {
+    const levels: number[] = [], positions: number[] = [];
+    this.forEachPeak((level, position) => { levels.push(level); positions.push(position); });
+    return { levels, positions };
+  }
+
+  /** Each peak's level and refined fractional position, in order (nothing copied). */
+  forEachPeak(use: (level: number, position: number) => void): void {
+    // Both lists hold one value per peak in blocks of the same size: their parts pair up.
+    const levels = this.peakLevels.parts(), positions = this.peakPositions.parts();
+    for (let b = 0; b < levels.length; b++) {
+      const l = levels[b], q = positions[b];
+      for (let i = 0; i < l.length; i++) use(l[i], q[i]);
+    }
   }
 
   /** max(P99 − `belowPeakDb`, minimum) of the values, P99 as percentile() gives it on an ascending copy (the same order statistics and arithmetic). */
@@ -216,35 +232,41 @@ export function planSyllablesFromPeaks(contour: ContourPeaks, speech: Segment[],
   const phonationTimeS = totalDuration(sounding);
   const fs = sampleRate;
   const { windowLength, step } = syllableIntensityShape(o, fs);
-  const none: SyllablePlan = { phonationTimeS, candidates: [], voicing: null };
+  const none: SyllablePlan = { phonationTimeS, voicing: null };
   if (contour.count < 3 || sounding.length === 0) return none;
   const frameTime = (f: number) => (f * step + windowLength / 2) / fs;
-  const { levels, positions } = contour.peaks();
   const threshold = contour.threshold(o.syllableThresholdBelowPeakDb);
-  const candidates: number[] = [];
-  for (let p = 0; p < levels.length; p++) {
-    if (!(levels[p] > threshold)) continue;
-    const t = frameTime(positions[p]);
-    if (insideSegments(sounding, t)) candidates.push(t);
-  }
-  if (!candidates.length) return none;
+  // The candidates (peaks above the threshold inside sounding intervals) walked twice, counted then placed, rather than held.
+  const eachCandidate = (use: (t: number) => void) => contour.forEachPeak((level, position) => {
+    if (!(level > threshold)) return;
+    const t = frameTime(position);
+    if (insideSegments(sounding, t)) use(t);
+  });
+  let count = 0;
+  eachCandidate(() => count++);
+  if (!count) return none;
   // Voicing: YIN over a 40 ms frame centred on each peak, floor/ceiling as Praat's To Pitch (ac).
   const factor = pitchDecimation(fs);
   const rate = fs / factor;
   const window = Math.round(VOICING_WINDOW_S * rate);
   const tauMin = Math.max(2, Math.floor(rate / o.syllableVoicingCeilingHz));
   const tauMax = Math.ceil(rate / o.syllableVoicingFloorHz);
-  const starts = new Int32Array(candidates.length);
-  for (let i = 0; i < candidates.length; i++) starts[i] = Math.round(candidates[i] * rate - (window + tauMax) / 2);
-  return { phonationTimeS, candidates, voicing: { cutoffHz: pitchCutoffHz(o.syllableVoicingCeilingHz, fs), factor, window, tauMin, tauMax, threshold: o.syllableVoicingThreshold, starts } };
+  const starts = new Int32Array(count);
+  let i = 0;
+  eachCandidate((t) => { starts[i++] = Math.round(t * rate - (window + tauMax) / 2); });
+  return { phonationTimeS, voicing: { cutoffHz: pitchCutoffHz(o.syllableVoicingCeilingHz, fs), factor, window, tauMin, tauMax, threshold: o.syllableVoicingThreshold, starts } };
 }
 
-/** The nuclei: the candidates whose voicing frame's aperiodicity is at most the threshold. */
-export function finishSyllables(plan: SyllablePlan, aperiodicity: Float32Array | null): SyllableResult {
-  const { phonationTimeS, voicing } = plan;
-  if (!voicing || !aperiodicity) return { nuclei: 0, times: [], phonationTimeS };
-  const times = plan.candidates.filter((_, i) => aperiodicity[i] <= voicing.threshold);
-  return { nuclei: times.length, times, phonationTimeS };
+/** The nuclei of a plan: `voiced` of its candidates (those whose voicing frame's aperiodicity is at most the threshold; see voicedCount). */
+export function finishSyllables(plan: SyllablePlan, voiced: number): SyllableResult {
+  return { nuclei: plan.voicing ? voiced : 0, phonationTimeS: plan.phonationTimeS };
+}
+
+/** How many of `aperiodicity` are at most `threshold` (voiced syllable candidates). */
+export function voicedCount(aperiodicity: Float32Array, threshold: number): number {
+  let voiced = 0;
+  for (let i = 0; i < aperiodicity.length; i++) if (aperiodicity[i] <= threshold) voiced++;
+  return voiced;
 }
 
 /** Count syllable nuclei of one channel from the syllable options; `speech` are the VAD segments of the same channel. */
@@ -252,7 +274,7 @@ export function countSyllableNuclei(ch: ChannelKernels, speech: Segment[], o: Ac
   const { windowLength, step, beta } = syllableIntensityShape(o, ch.sampleRate);
   const plan = planSyllables(ch.intensity(windowLength, step, beta), speech, o, ch.sampleRate);
   const v = plan.voicing;
-  if (!v) return finishSyllables(plan, null);
+  if (!v) return finishSyllables(plan, 0);
   ch.decimateForPitch(v.cutoffHz, v.factor);
-  return finishSyllables(plan, ch.yin(v.starts, v.window, v.tauMin, v.tauMax, v.threshold).aperiodicity);
+  return finishSyllables(plan, voicedCount(ch.yin(v.starts, v.window, v.tauMin, v.tauMax, v.threshold).aperiodicity, v.threshold));
 }

@@ -145,7 +145,13 @@ export function detectSpeech(samples: Float32Array, sampleRate: number, options:
 
 /** The engine's speech segments (s, rounded to µs, ends inside the clip) from a channel's speech runs. */
 export function speechSegmentsOfRuns(runs: Int32Array, o: AcousticsOptions, durationS: number): Segment[] {
-  return segmentsFromRuns(runs, o).map(([s, e]) => [round6(s), round6(Math.min(e, durationS))] as Segment);
+  // The segments are new: rounded where they are (no second list of them).
+  const segments = segmentsFromRuns(runs, o);
+  for (const segment of segments) {
+    segment[0] = round6(segment[0]);
+    segment[1] = round6(Math.min(segment[1], durationS));
+  }
+  return segments;
 }
 
 /** Everything the standards set measured on one signal, before it becomes an acoustics block. */

@@ -18,47 +18,46 @@ import { withArena, type Arena } from "./wasm.js";
 export const STREAM_CHUNK_FRAMES = 1 << 16;
 
 /**
- * A growable list of f32: one array of the expected length when the caller knows it (then the list
- * is handed over without a copy), else fixed blocks (no doubling: at most one block of slack; the
- * exact copy is made once, at the end).
+ * A growable list of f32 (F32List) or f64 (F64List): one array of the expected length when the
+ * caller knows it (then the list is handed over without a copy), else fixed blocks (no doubling:
+ * at most one block of slack, nothing left to the collector as it grows; the exact copy is made
+ * once, at the end).
  */
-export class F32List {
-  private static readonly BLOCK = 1 << 16;
-  private exact: Float32Array | null;
-  private readonly blocks: Float32Array[] = [];
+class FloatList<A extends Float32Array | Float64Array> {
+  private exact: A | null;
+  private readonly blocks: A[] = [];
   length = 0;
   /** `storage`, when it holds exactly `expected` values, is used as the exact array (a caller's spent array reused, not a new one). */
-  constructor(expected = 0, storage?: Float32Array) {
-    this.exact = expected > 0 ? (storage && storage.length === expected ? storage : new Float32Array(expected)) : null;
+  constructor(private readonly make: (n: number) => A, private readonly block: number, expected: number, storage?: A) {
+    this.exact = expected > 0 ? (storage && storage.length === expected ? storage : make(expected)) : null;
   }
-  pushAll(values: Float32Array): void {
+  pushAll(values: A): void {
     this.pushRange(values, 0, values.length);
   }
   /** Add values[from, from + count) (e.g. a kernel's output read through a whole-memory view, without a view of its own). */
-  pushRange(values: Float32Array, from: number, count: number): void {
+  pushRange(values: A, from: number, count: number): void {
     const exact = this.exact;
     if (exact && this.length + count <= exact.length) {
       for (let i = 0, at = this.length; i < count; i++) exact[at + i] = values[from + i];
       this.length += count;
       return;
     }
-    if (from !== 0 || count !== values.length) values = values.subarray(from, from + count);
+    if (from !== 0 || count !== values.length) values = values.subarray(from, from + count) as A;
     if (this.exact) {
       // More than expected: go on in blocks.
-      const had = this.exact.subarray(0, this.length);
+      const had = this.exact.subarray(0, this.length) as A;
       this.exact = null;
       this.length = 0;
       this.pushBlocks(had);
     }
     this.pushBlocks(values);
   }
-  private pushBlocks(values: Float32Array): void {
-    const size = F32List.BLOCK;
+  private pushBlocks(values: A): void {
+    const size = this.block;
     for (let off = 0; off < values.length;) {
       const within = this.length % size;
-      if (within === 0) this.blocks.push(new Float32Array(size));
       const take = Math.min(values.length - off, size - within);
-      this.blocks[this.blocks.length - 1].set(values.subarray(off, off + take), within);
+      this.current(within).set(values.subarray(off, off + take), within);
       off += take;
       this.length += take;
     }
@@ -69,37 +68,64 @@ export class F32List {
       this.exact[this.length++] = value;
       return;
     }
-    if (this.exact) this.pushAll(Float32Array.of(value));
-    else {
-      const within = this.length % F32List.BLOCK;
-      if (within === 0) this.blocks.push(new Float32Array(F32List.BLOCK));
-      this.blocks[this.blocks.length - 1][within] = value;
+    if (this.exact) {
+      const one = this.make(1);
+      one[0] = value;
+      this.pushAll(one);
+    } else {
+      const within = this.length % this.block;
+      this.current(within)[within] = value;
       this.length++;
     }
   }
+  /** The block the next value goes into (at `within` of it): a block kept from before reset(), or a new one. */
+  private current(within: number): A {
+    const b = (this.length - within) / this.block;
+    if (b === this.blocks.length) this.blocks.push(this.make(this.block));
+    return this.blocks[b];
+  }
+  /** Empty the list, keeping its blocks for the values pushed next (a list of the same kind filled again, e.g. for the next signal). */
+  reset(): void {
+    this.length = 0;
+    if (this.exact) this.exact = null;
+  }
   /** Views of the values so far, in order (exactly `length` values in all), without copying them; valid until the next push. */
-  parts(): Float32Array[] {
-    if (this.exact) return [this.exact.subarray(0, this.length)];
-    const size = F32List.BLOCK;
-    return this.blocks.map((b, i) => b.subarray(0, Math.min(size, this.length - i * size)));
+  parts(): A[] {
+    if (this.exact) return [this.exact.subarray(0, this.length) as A];
+    const size = this.block;
+    return this.blocks.slice(0, Math.ceil(this.length / size)).map((b, i) => b.subarray(0, Math.min(size, this.length - i * size)) as A);
   }
   /** The values so far (exactly `length` values); the list is emptied, its storage handed over or freed as it is copied. */
-  toArray(): Float32Array {
+  toArray(): A {
     if (this.exact) {
       const e = this.exact, n = this.length;
       this.exact = null;
       this.length = 0;
-      return n === e.length ? e : e.slice(0, n);
+      return n === e.length ? e : (e.slice(0, n) as A);
     }
-    const out = new Float32Array(this.length);
-    const size = F32List.BLOCK;
+    const out = this.make(this.length);
+    const size = this.block;
     for (let b = 0; b < this.blocks.length; b++) {
-      out.set(this.blocks[b].subarray(0, Math.min(size, this.length - b * size)), b * size);
-      this.blocks[b] = new Float32Array(0);
+      if (b * size < this.length) out.set(this.blocks[b].subarray(0, Math.min(size, this.length - b * size)), b * size);
+      this.blocks[b] = this.make(0);
     }
     this.blocks.length = 0;
     this.length = 0;
     return out;
+  }
+}
+
+/** A growable list of f32 (see FloatList): blocks of 2¹⁶ values unless `block` is given. */
+export class F32List extends FloatList<Float32Array> {
+  constructor(expected = 0, storage?: Float32Array, block = 1 << 16) {
+    super((n) => new Float32Array(n), block, expected, storage);
+  }
+}
+
+/** A growable list of f64 in blocks of `block` values (see FloatList). */
+export class F64List extends FloatList<Float64Array> {
+  constructor(block = 1 << 13) {
+    super((n) => new Float64Array(n), block, 0);
   }
 }
 

@@ -137,6 +137,19 @@ describe("measureStandardsStream ≡ the whole-clip standards set", () => {
     }
   });
 
+  it("syllable voicing thresholds 0 and 1 (at 1, candidates whose voicing frame does not fit in the clip count, as the whole-clip kernel's aperiodicity 1 does)", () => {
+    let seed = 97;
+    for (const rate of [8000, 16000, 48000]) {
+      for (const seconds of [0.9, 1.3, 2.05]) {
+        const audio = speechLikeAudio(seconds, rate, 2, seed++, { noise: 0.001 });
+        // A short intensity window and a long voicing frame (90 ms): peaks within 45 ms of either end have no whole voicing frame.
+        for (const syllableVoicingThreshold of [0, 0.5, 1]) {
+          check(audio, randomChunkSizes(seed++, 5000), "standards", true, { syllableVoicingThreshold, syllableIntensityFloorHz: 200, syllableVoicingFloorHz: 20 });
+        }
+      }
+    }
+  });
+
   it("a source that does not know its length (the contour is then kept whole): the same blocks", () => {
     let seed = 41;
     for (const channels of [1, 2]) {

@@ -5,7 +5,7 @@ import { DEFAULT_ACOUSTICS_OPTIONS } from "../../src/analysis/acoustics-options.
 import { memoryPcmSource, randomChunkSizes } from "../../src/audio/pcm-source.js";
 import type { DecodedAudio } from "../../src/audio/types.js";
 import { ChannelKernels, runsOfLevelsAt } from "../../src/dsp/channel-kernels.js";
-import { ActivityStream, F32List, percentileInPlaceF32, percentileOfF32, readPlanarChunks, speechRunsInPlace, speechRunsOfLevels, speechRunsStream } from "../../src/dsp/channel-stream.js";
+import { ActivityStream, F32List, F64List, percentileInPlaceF32, percentileOfF32, readPlanarChunks, speechRunsInPlace, speechRunsOfLevels, speechRunsStream } from "../../src/dsp/channel-stream.js";
 import { RecordingKernels } from "../../src/dsp/recording-kernels.js";
 import { withArena } from "../../src/dsp/wasm.js";
 import { speechLikeAudio } from "../helpers/stream-audio.js";
@@ -213,6 +213,41 @@ describe("F32List", () => {
         expect(differing).toBe(0);
         expect(list.length).toBe(0);
       }
+    }
+  });
+});
+
+describe("F64List", () => {
+  it("keeps f64 values exactly, in order, pushed one by one or in ranges: parts() views them in blocks without a copy, reset() reuses them, toArray() copies them once", () => {
+    const values = Float64Array.from({ length: 20_011 }, (_, i) => Math.sin(i) * 1e6 + i / 3);
+    for (const block of [1, 7, 8192]) {
+      const list = new F64List(block);
+      for (let at = 0; at < values.length;) {
+        if (at % 3 === 0) list.push(values[at++]);
+        else {
+          const n = Math.min(values.length - at, 1 + (at % 977));
+          list.pushRange(values, at, n);
+          at += n;
+        }
+      }
+      expect(list.length).toBe(values.length);
+      const parts = list.parts();
+      expect(parts.every((p) => p.length <= block)).toBe(true);
+      const joined = parts.flatMap((p) => Array.from(p));
+      expect(joined).toEqual(Array.from(values));
+      // reset() keeps the blocks for the next values: fewer values than before, then more.
+      for (const n of [5_003, 20_011]) {
+        list.reset();
+        expect(list.length).toBe(0);
+        expect(list.parts().reduce((sum, p) => sum + p.length, 0)).toBe(0);
+        const next = values.subarray(0, n).map((v) => -v);
+        list.pushRange(next, 0, n);
+        expect(list.parts().flatMap((p) => Array.from(p))).toEqual(Array.from(next));
+      }
+      const out = list.toArray();
+      expect(out).toBeInstanceOf(Float64Array);
+      expect(Array.from(out)).toEqual(Array.from(values.map((v) => -v)));
+      expect(list.length).toBe(0);
     }
   });
 });
