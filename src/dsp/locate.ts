@@ -28,6 +28,91 @@ export interface MixSource {
   fill(put: (piece: Int16Array) => void): void;
 }
 
+/**
+ * A clip read only when its samples are needed (a turn file decoded again each time): the search
+ * then holds compact summaries of its clips (length, anchors) instead of their samples. Every call
+ * must give the same samples (valid until the next call of any reader of the search); null means the
+ * clip cannot be placed (it is skipped).
+ */
+export type ClipReader = () => Int16Array | null;
+
+/** A clip to locate: its samples, a reader of them, or null (skipped). */
+export type LocateClip = Int16Array | ClipReader | null;
+
+/**
+ * The clips of one search, each read once up front (one at a time) into a compact summary: its
+ * length and, for the windowed search, its anchors and their samples. `read(i)` gives clip `i`'s
+ * samples again when a kernel needs them (a reader is called again; arrays are returned as they are).
+ */
+export class ClipCatalog {
+  readonly lengths: number[];
+  /** Where the first distinctive anchor of each clip starts (-1: none, or anchors not summarised). */
+  readonly fullAnchor: number[];
+  /** The partial-match anchors of each clip (empty when not summarised). */
+  readonly partialAnchors: Int32Array[];
+  /** The distinct anchor positions of each clip (full anchor and partial anchors) and their samples, ANCHOR_SAMPLES each. */
+  readonly anchorPositions: number[][];
+  readonly anchorSamples: Int16Array[];
+
+  /** Read every clip once; `summarise(i, length)` says whether to compute its anchors too. */
+  constructor(private readonly clips: LocateClip[], summarise: (i: number, length: number) => boolean) {
+    const n = clips.length;
+    this.lengths = new Array<number>(n).fill(0);
+    this.fullAnchor = new Array<number>(n).fill(-1);
+    this.partialAnchors = Array.from({ length: n }, () => NO_ANCHORS);
+    this.anchorPositions = Array.from({ length: n }, () => []);
+    this.anchorSamples = Array.from({ length: n }, () => NO_SAMPLES);
+    for (let i = 0; i < n; i++) {
+      const c = clips[i];
+      const samples = typeof c === "function" ? c() : c;
+      if (!samples) continue;
+      this.lengths[i] = samples.length;
+      if (!summarise(i, samples.length)) continue;
+      // The anchors' readable twin (the kernel's locateAnchors, tested equal).
+      const [fullAt] = anchorPositionsReference(samples, 1);
+      if (fullAt !== undefined) this.fullAnchor[i] = fullAt;
+      const partial = anchorPositionsReference(samples, PARTIAL_ANCHORS);
+      this.partialAnchors[i] = Int32Array.from(partial);
+      const own = [...new Set(fullAt === undefined ? partial : [...partial, fullAt])];
+      const held = new Int16Array(ANCHOR_SAMPLES * own.length);
+      own.forEach((p, a) => held.set(samples.subarray(p, p + ANCHOR_SAMPLES), a * ANCHOR_SAMPLES));
+      this.anchorPositions[i] = own;
+      this.anchorSamples[i] = held;
+    }
+  }
+
+  get count(): number {
+    return this.clips.length;
+  }
+
+  /** Clip `i`'s samples (read again from its reader); throws when they are not what the first read gave. */
+  read(i: number): Int16Array {
+    const c = this.clips[i];
+    const samples = typeof c === "function" ? c() : c;
+    if (!samples || samples.length !== this.lengths[i]) {
+      throw new Error(`clip ${i} gave ${samples ? `${samples.length} samples` : "nothing"} when read again, ${this.lengths[i]} the first time`);
+    }
+    return samples;
+  }
+
+  /** Whether clips `i` and `j` may hold the same samples: same length and anchors (summarised clips only). */
+  maySame(i: number, j: number): boolean {
+    if (this.lengths[i] !== this.lengths[j] || this.fullAnchor[i] !== this.fullAnchor[j]) return false;
+    const a = this.anchorPositions[i];
+    const b = this.anchorPositions[j];
+    if (a.length !== b.length || a.some((p, k) => p !== b[k])) return false;
+    const x = this.anchorSamples[i];
+    const y = this.anchorSamples[j];
+    for (let q = 0; q < x.length; q++) if (x[q] !== y[q]) return false;
+    return true;
+  }
+}
+
+const NO_ANCHORS = new Int32Array(0);
+/** The answer of most full-match queries of a window (its clips mostly lie elsewhere): one array, not one per query. */
+const NO_HITS: number[] = Object.freeze([]) as unknown as number[];
+const NO_SAMPLES = new Int16Array(0);
+
 /** The render, its residual index and the clips, in a session's arena for one locateClipsInMix call. */
 export class ClipLocatorSession {
   readonly k: KernelExports;
@@ -45,23 +130,31 @@ export class ClipLocatorSession {
   private readonly scratch: number;
   private readonly out: number;
 
-  /** Copy `mix` and the `clips` (null or empty ones are not copied) into the session's arena and index the render. */
+  /**
+   * Copy `mix` and the `clips` (null or empty ones are not copied) into the session's arena and index
+   * the render. Clips of a catalog are read one at a time (those `only` names, when given).
+   */
   constructor(
     readonly arena: Arena,
     mix: Int16Array | MixSource,
-    clips: Array<Int16Array | null>,
+    clips: Array<Int16Array | null> | ClipCatalog,
+    only?: ReadonlySet<number>,
   ) {
     this.k = arena.k;
     const k = this.k;
     const n = mix.length;
     this.length = n;
-    const lengths = clips.map((c) => (c ? c.length : 0));
+    const catalog = clips instanceof ClipCatalog ? clips : null;
+    const count = catalog ? catalog.count : (clips as Array<Int16Array | null>).length;
+    const lengths = Array.from({ length: count }, (_, i) =>
+      only && !only.has(i) ? 0 : catalog ? catalog.lengths[i] : ((clips as Array<Int16Array | null>)[i]?.length ?? 0),
+    );
     const clipSamples = lengths.reduce((s, len) => s + len, 0);
     const buckets = k.locateBucketCount(n);
-    const capacity = k.locateIndexCapacity(n, clipSamples, clips.length);
+    const capacity = k.locateIndexCapacity(n, clipSamples, count);
     const scratchBytes = k.locatePartialScratchSize(PARTIAL_ANCHORS);
-    const bytes = 16 * (8 + clips.length) + 5 * n + 4 * buckets + ENTRY_BYTES * capacity + 2 * clipSamples +
-      4 * (1 + PARTIAL_ANCHORS) * clips.length + 4 * MAX_HITS + scratchBytes + 4;
+    const bytes = 16 * (8 + count) + 5 * n + 4 * buckets + ENTRY_BYTES * capacity + 2 * clipSamples +
+      4 * (1 + PARTIAL_ANCHORS) * count + 4 * MAX_HITS + scratchBytes + 4;
     if (bytes + this.arena.used() >= MAX_MEMORY_BYTES) throw new KernelError("OUT_OF_MEMORY", "locateInit", `out of WebAssembly memory allocating ${bytes} bytes`);
     this.state = this.arena.alloc(k.locateStateSize());
     this.residual = this.arena.allocI32(n);
@@ -70,9 +163,9 @@ export class ClipLocatorSession {
     const entries = this.arena.alloc(ENTRY_BYTES * capacity);
     this.clipPtr = lengths.map((len) => (len > 0 ? this.arena.allocI16(len) : 0));
     this.clipLength = lengths;
-    this.fullAnchor = this.arena.allocI32(clips.length);
-    this.partialAnchors = this.arena.allocI32(PARTIAL_ANCHORS * clips.length);
-    this.anchorCount = new Int32Array(2 * clips.length).fill(-1);
+    this.fullAnchor = this.arena.allocI32(count);
+    this.partialAnchors = this.arena.allocI32(PARTIAL_ANCHORS * count);
+    this.anchorCount = new Int32Array(2 * count).fill(-1);
     this.hits = this.arena.allocI32(MAX_HITS);
     this.scratch = this.arena.alloc(scratchBytes);
     this.out = this.arena.allocI32(1);
@@ -88,9 +181,9 @@ export class ClipLocatorSession {
       });
       if (at !== n) throw new RangeError(`the render gave ${at} samples, expected ${n}`);
     }
-    clips.forEach((c, i) => {
-      if (c && c.length > 0) this.arena.copyPcmTo(this.clipPtr[i], c);
-    });
+    for (let i = 0; i < count; i++) {
+      if (lengths[i] > 0) this.arena.copyPcmTo(this.clipPtr[i], catalog ? catalog.read(i) : ((clips as Array<Int16Array | null>)[i] as Int16Array));
+    }
     checkStatus(k.locateInit(this.state, mixPtr, n, this.residual, this.wild, head, buckets, entries, capacity), "locateInit");
   }
 
@@ -171,15 +264,19 @@ export const LOCATE_WINDOW_SAMPLES = 1 << 20;
  * same results; when the render's layout does not allow that (see WindowedClipLocator), the whole
  * render is searched instead, and a MixSource is then filled a second time.
  */
-export function locateClipsInMix(mix: Int16Array | MixSource, clips: Array<Int16Array | null>, options: LocateOptions = {}): Array<number | null> {
+export function locateClipsInMix(mix: Int16Array | MixSource, clips: LocateClip[], options: LocateOptions = {}): Array<number | null> {
   const offsets: Array<number | null> = clips.map(() => null);
-  const eligible = clips.flatMap((c, i) => (c && c.length > 0 && c.length <= mix.length ? [i] : []));
-  if (eligible.length === 0) return offsets;
   const windowSamples = Math.max(WINDOW_FLOOR, Math.floor(options.windowSamples ?? LOCATE_WINDOW_SAMPLES));
-  if (options.search !== "whole" && mix.length > windowSamples) {
+  const windowed = options.search !== "whole" && mix.length > windowSamples;
+  const fits = (length: number) => length > 0 && length <= mix.length;
+  // Each clip read once here, one at a time: the searches keep its length and anchors, and read it again when a kernel needs its samples.
+  const catalog = new ClipCatalog(clips, (_, length) => windowed && fits(length));
+  const eligible = catalog.lengths.flatMap((length, i) => (fits(length) ? [i] : []));
+  if (eligible.length === 0) return offsets;
+  if (windowed) {
     const pending = new Set(eligible);
     const done = withArena((arena) => {
-      const ok = new WindowedClipLocator(arena, mix.length, clips, pending, offsets, windowSamples).run(mix);
+      const ok = new WindowedClipLocator(arena, mix.length, catalog, pending, offsets, windowSamples).run(mix);
       options.onArenaUsed?.(arena.used());
       return ok;
     });
@@ -192,7 +289,7 @@ export function locateClipsInMix(mix: Int16Array | MixSource, clips: Array<Int16
   options.onSearch?.("whole");
   const pending = new Set(eligible);
   return withArena((arena) => {
-    peelClips(pending, offsets, new ClipLocatorSession(arena, mix, clips.map((c, i) => (pending.has(i) ? c : null))));
+    peelClips(pending, offsets, new ClipLocatorSession(arena, mix, catalog, pending));
     options.onArenaUsed?.(arena.used());
     return offsets;
   });
@@ -285,19 +382,20 @@ export class WindowedClipLocator {
   private blockedAt = 0;
   private readonly pool: ClipPool;
 
+  /** `clips`: every pending clip summarised with its anchors. */
   constructor(
     private readonly arena: Arena,
     private readonly n: number,
-    private readonly clips: Array<Int16Array | null>,
+    private readonly clips: ClipCatalog,
     private readonly pending: Set<number>,
     private readonly offsets: Array<number | null>,
     windowSamples: number,
   ) {
     const k = (this.k = arena.k);
-    this.lengths = clips.map((c) => (c ? c.length : 0));
-    this.homed = new Uint8Array(clips.length);
-    this.fullAnchor = clips.map(() => -1);
-    this.partialCount = clips.map(() => 0);
+    this.lengths = clips.lengths;
+    this.homed = new Uint8Array(clips.count);
+    this.fullAnchor = clips.fullAnchor;
+    this.partialCount = clips.partialAnchors.map((a) => a.length);
     const maxLength = Math.max(...[...pending].map((i) => this.lengths[i]));
     this.windowSamples = Math.max(windowSamples, 2 * maxLength + 4 * MARGIN);
     this.extraEntries = Math.floor(this.windowSamples / 4) + 64;
@@ -306,20 +404,13 @@ export class WindowedClipLocator {
     this.scratch = arena.alloc(k.locatePartialScratchSize(PARTIAL_ANCHORS));
     this.out = arena.allocI32(1);
     this.scanOut = arena.allocI32(2 * SCAN_CAP);
-    // Anchors of every clip that may be placed, computed on one scratch copy at a time.
-    this.partialAnchors = arena.allocI32(PARTIAL_ANCHORS * clips.length);
+    // Anchors of every clip that may be placed (the catalog's summaries): a clip enters the arena only where it is tried.
+    this.partialAnchors = arena.allocI32(PARTIAL_ANCHORS * clips.count);
     const anchorSamples = k.locateAnchorSamples();
+    if (anchorSamples !== ANCHOR_SAMPLES) throw new Error(`the kernel's anchors are ${anchorSamples} samples, the catalog's ${ANCHOR_SAMPLES}`);
     for (const i of pending) {
-      // The anchors' readable twin (the kernel's locateAnchors, tested equal): a clip enters the arena only where it is tried.
-      const clip = clips[i] as Int16Array;
-      const [fullAt] = anchorPositionsReference(clip, 1);
-      if (fullAt !== undefined) this.fullAnchor[i] = fullAt;
-      const partial = anchorPositionsReference(clip, PARTIAL_ANCHORS);
-      this.partialCount[i] = partial.length;
-      arena.i32(this.partialAnchors + 4 * PARTIAL_ANCHORS * i, partial.length).set(partial);
-      const own = new Set(partial);
-      if (fullAt !== undefined) own.add(fullAt);
-      for (const p of own) {
+      arena.i32(this.partialAnchors + 4 * PARTIAL_ANCHORS * i, this.partialCount[i]).set(clips.partialAnchors[i]);
+      for (const p of clips.anchorPositions[i]) {
         this.anchorClip.push(i);
         this.anchorPos.push(p);
       }
@@ -327,10 +418,11 @@ export class WindowedClipLocator {
     const count = this.anchorClip.length;
     this.tableAnchors = arena.allocI16(anchorSamples * count);
     const view = arena.i16(this.tableAnchors, anchorSamples * count);
-    this.anchorClip.forEach((i, a) => {
-      const p = this.anchorPos[a];
-      view.set((clips[i] as Int16Array).subarray(p, p + anchorSamples), a * anchorSamples);
-    });
+    let a = 0;
+    for (const i of pending) {
+      view.set(clips.anchorSamples[i], a * anchorSamples);
+      a += clips.anchorPositions[i].length;
+    }
     this.tableBuckets = Math.max(16, 2 ** Math.ceil(Math.log2(Math.max(1, 8 * count))));
     this.tableHead = arena.allocI32(this.tableBuckets);
     this.tableEntries = arena.alloc(k.locateAnchorEntryBytes(count));
@@ -527,14 +619,14 @@ export class WindowedClipLocator {
   }
 
   fullMatches(i: number): number[] {
-    if (!this.tried(i) || this.fullAnchor[i] < 0) return [];
-    const count = checkStatus(this.k.locateFullMatches(this.state, this.pool.pointer(i, this.clips[i] as Int16Array), this.lengths[i], this.fullAnchor[i], this.hits), "locateFullMatches");
+    if (!this.tried(i) || this.fullAnchor[i] < 0) return NO_HITS;
+    const count = checkStatus(this.k.locateFullMatches(this.state, this.pool.pointer(i, this.clips), this.lengths[i], this.fullAnchor[i], this.hits), "locateFullMatches");
     return count === 0 ? [] : Array.from(this.arena.i32(this.hits, count), (o) => o + this.start);
   }
 
   partialMatch(i: number): number | null {
     if (!this.tried(i)) return null;
-    const ptr = this.pool.pointer(i, this.clips[i] as Int16Array);
+    const ptr = this.pool.pointer(i, this.clips);
     const found = checkStatus(
       this.k.locatePartialMatch(this.state, ptr, this.lengths[i], this.partialAnchors + 4 * PARTIAL_ANCHORS * i, this.partialCount[i], this.scratch, this.out),
       "locatePartialMatch",
@@ -542,11 +634,12 @@ export class WindowedClipLocator {
     return found === 0 ? null : this.arena.i32(this.out, 1)[0] + this.start;
   }
 
+  /** Clips whose lengths and anchors agree are compared sample by sample (both read again). */
   sameSamples(i: number, j: number): boolean {
     if (i === j) return true;
-    const a = this.clips[i] as Int16Array;
-    const b = this.clips[j] as Int16Array;
-    if (a.length !== b.length) return false;
+    if (!this.clips.maySame(i, j)) return false;
+    const a = this.clips.read(i).slice();
+    const b = this.clips.read(j);
     for (let q = 0; q < a.length; q++) if (a[q] !== b[q]) return false;
     return true;
   }
@@ -554,7 +647,7 @@ export class WindowedClipLocator {
   place(i: number, offset: number): void {
     const local = offset - this.start;
     const len = this.lengths[i];
-    const status = this.k.locatePlace(this.state, this.pool.pointer(i, this.clips[i] as Int16Array), len, local);
+    const status = this.k.locatePlace(this.state, this.pool.pointer(i, this.clips), len, local);
     if (status === INDEX_FULL) throw new IndexFull();
     checkStatus(status, "locatePlace");
     this.placedHere.push(i);
@@ -600,9 +693,11 @@ class ClipPool {
     this.used = used;
   }
 
-  pointer(i: number, clip: Int16Array): number {
+  /** Where clip `i` is in the arena, read from the catalog when it is not held yet. */
+  pointer(i: number, clips: ClipCatalog): number {
     const held = this.at.get(i);
     if (held) return this.ptr + held.offset;
+    const clip = clips.read(i);
     const bytes = (2 * clip.length + 15) & ~15;
     if (this.used + bytes > this.bytes) {
       const size = Math.max(2 * this.bytes, this.used + bytes);

@@ -28,8 +28,9 @@ export function peelClips(pending: Set<number>, offsets: Array<number | null>, p
   };
   for (;;) {
     let progress = false;
-    for (const i of [...pending]) {
-      if (!pending.has(i)) continue;
+    // The set itself, not a copy (a copy per round is garbage a long render makes by the megabyte):
+    // iteration skips the clips placed meanwhile, and nothing is added while peeling.
+    for (const i of pending) {
       const hits = peeler.fullMatches(i);
       if (hits.length === 0) continue;
       const twins = hits.length === 1 ? [i] : twinsOf(i);
@@ -38,7 +39,7 @@ export function peelClips(pending: Set<number>, offsets: Array<number | null>, p
       progress = true;
     }
     if (progress) continue;
-    for (const i of [...pending]) {
+    for (const i of pending) {
       const o = peeler.partialMatch(i);
       if (o !== null) {
         place(i, o);
