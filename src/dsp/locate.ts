@@ -41,28 +41,31 @@ export type LocateClip = Int16Array | ClipReader | null;
 
 /**
  * The clips of one search, each read once up front (one at a time) into a compact summary: its
- * length and, for the windowed search, its anchors and their samples. `read(i)` gives clip `i`'s
- * samples again when a kernel needs them (a reader is called again; arrays are returned as they are).
+ * length and, for the windowed search, its anchors and their samples, in flat arrays (a few
+ * hundred bytes a clip). `read(i)` gives clip `i`'s samples again when a kernel needs them (a
+ * reader is called again; arrays are returned as they are).
  */
 export class ClipCatalog {
   readonly lengths: number[];
   /** Where the first distinctive anchor of each clip starts (-1: none, or anchors not summarised). */
-  readonly fullAnchor: number[];
-  /** The partial-match anchors of each clip (empty when not summarised). */
-  readonly partialAnchors: Int32Array[];
-  /** The distinct anchor positions of each clip (full anchor and partial anchors) and their samples, ANCHOR_SAMPLES each. */
-  readonly anchorPositions: number[][];
-  readonly anchorSamples: Int16Array[];
+  readonly fullAnchor: Int32Array;
+  /** Clip i's anchor positions are positions[anchorStart[i] … anchorStart[i + 1]): its partial-match anchors first (partialCount[i]), then its full-match anchor when it is not one of them. */
+  readonly anchorStart: Int32Array;
+  readonly partialCount: Int32Array;
+  private positionsHeld = new Int32Array(256);
+  /** The samples of every anchor, ANCHOR_SAMPLES each, in the order of `positions` (released by takeAnchorSamples). */
+  private samplesHeld: Int16Array | null = new Int16Array(256 * ANCHOR_SAMPLES);
 
   /** Read every clip once; `summarise(i, length)` says whether to compute its anchors too. */
   constructor(private readonly clips: LocateClip[], summarise: (i: number, length: number) => boolean) {
     const n = clips.length;
     this.lengths = new Array<number>(n).fill(0);
-    this.fullAnchor = new Array<number>(n).fill(-1);
-    this.partialAnchors = Array.from({ length: n }, () => NO_ANCHORS);
-    this.anchorPositions = Array.from({ length: n }, () => []);
-    this.anchorSamples = Array.from({ length: n }, () => NO_SAMPLES);
+    this.fullAnchor = new Int32Array(n).fill(-1);
+    this.anchorStart = new Int32Array(n + 1);
+    this.partialCount = new Int32Array(n);
+    let at = 0;
     for (let i = 0; i < n; i++) {
+      this.anchorStart[i] = at;
       const c = clips[i];
       const samples = typeof c === "function" ? c() : c;
       if (!samples) continue;
@@ -72,17 +75,44 @@ export class ClipCatalog {
       const [fullAt] = anchorPositionsReference(samples, 1);
       if (fullAt !== undefined) this.fullAnchor[i] = fullAt;
       const partial = anchorPositionsReference(samples, PARTIAL_ANCHORS);
-      this.partialAnchors[i] = Int32Array.from(partial);
-      const own = [...new Set(fullAt === undefined ? partial : [...partial, fullAt])];
-      const held = new Int16Array(ANCHOR_SAMPLES * own.length);
-      own.forEach((p, a) => held.set(samples.subarray(p, p + ANCHOR_SAMPLES), a * ANCHOR_SAMPLES));
-      this.anchorPositions[i] = own;
-      this.anchorSamples[i] = held;
+      this.partialCount[i] = partial.length;
+      const own = fullAt === undefined || partial.includes(fullAt) ? partial : [...partial, fullAt];
+      this.reserve(at + own.length);
+      for (const p of own) {
+        this.positionsHeld[at] = p;
+        this.samplesHeld!.set(samples.subarray(p, p + ANCHOR_SAMPLES), at * ANCHOR_SAMPLES);
+        at++;
+      }
     }
+    this.anchorStart[n] = at;
+  }
+
+  private reserve(count: number): void {
+    if (count <= this.positionsHeld.length) return;
+    const size = Math.max(count, 2 * this.positionsHeld.length);
+    const positions = new Int32Array(size);
+    positions.set(this.positionsHeld);
+    this.positionsHeld = positions;
+    const samples = new Int16Array(size * ANCHOR_SAMPLES);
+    samples.set(this.samplesHeld!);
+    this.samplesHeld = samples;
   }
 
   get count(): number {
     return this.clips.length;
+  }
+
+  /** Every anchor position, clip after clip (see anchorStart). */
+  get positions(): Int32Array {
+    return this.positionsHeld.subarray(0, this.anchorStart[this.clips.length]);
+  }
+
+  /** The anchors' samples (ANCHOR_SAMPLES per position), handed over once: the catalog lets go of them. */
+  takeAnchorSamples(): Int16Array {
+    const samples = this.samplesHeld;
+    if (!samples) throw new Error("the anchors' samples were taken already");
+    this.samplesHeld = null;
+    return samples.subarray(0, ANCHOR_SAMPLES * this.anchorStart[this.clips.length]);
   }
 
   /** Clip `i`'s samples (read again from its reader); throws when they are not what the first read gave. */
@@ -94,24 +124,10 @@ export class ClipCatalog {
     }
     return samples;
   }
-
-  /** Whether clips `i` and `j` may hold the same samples: same length and anchors (summarised clips only). */
-  maySame(i: number, j: number): boolean {
-    if (this.lengths[i] !== this.lengths[j] || this.fullAnchor[i] !== this.fullAnchor[j]) return false;
-    const a = this.anchorPositions[i];
-    const b = this.anchorPositions[j];
-    if (a.length !== b.length || a.some((p, k) => p !== b[k])) return false;
-    const x = this.anchorSamples[i];
-    const y = this.anchorSamples[j];
-    for (let q = 0; q < x.length; q++) if (x[q] !== y[q]) return false;
-    return true;
-  }
 }
 
-const NO_ANCHORS = new Int32Array(0);
 /** The answer of most full-match queries of a window (its clips mostly lie elsewhere): one array, not one per query. */
 const NO_HITS: number[] = Object.freeze([]) as unknown as number[];
-const NO_SAMPLES = new Int16Array(0);
 
 /** The render, its residual index and the clips, in a session's arena for one locateClipsInMix call. */
 export class ClipLocatorSession {
@@ -346,11 +362,11 @@ export class WindowedClipLocator {
   /** 1 once a clip's segment is closed (placed there, or its anchors occur only there): any later occurrence breaks the layout. */
   private readonly homed: Uint8Array;
   /** Anchors: owning clip and position in it, samples in the arena. */
-  private readonly anchorClip: number[] = [];
-  private readonly anchorPos: number[] = [];
-  private readonly fullAnchor: number[];
+  private readonly anchorClip: Int32Array;
+  private readonly anchorPos: Int32Array;
+  private readonly fullAnchor: Int32Array;
   private readonly partialAnchors: number;
-  private readonly partialCount: number[];
+  private readonly partialCount: Int32Array;
   private readonly tableAnchors: number;
   private readonly tableHead: number;
   private readonly tableBuckets: number;
@@ -395,7 +411,7 @@ export class WindowedClipLocator {
     this.lengths = clips.lengths;
     this.homed = new Uint8Array(clips.count);
     this.fullAnchor = clips.fullAnchor;
-    this.partialCount = clips.partialAnchors.map((a) => a.length);
+    this.partialCount = clips.partialCount;
     const maxLength = Math.max(...[...pending].map((i) => this.lengths[i]));
     this.windowSamples = Math.max(windowSamples, 2 * maxLength + 4 * MARGIN);
     this.extraEntries = Math.floor(this.windowSamples / 4) + 64;
@@ -404,25 +420,23 @@ export class WindowedClipLocator {
     this.scratch = arena.alloc(k.locatePartialScratchSize(PARTIAL_ANCHORS));
     this.out = arena.allocI32(1);
     this.scanOut = arena.allocI32(2 * SCAN_CAP);
-    // Anchors of every clip that may be placed (the catalog's summaries): a clip enters the arena only where it is tried.
+    // Anchors of every clip that may be placed (the catalog's summaries, every eligible clip's, in
+    // clip order as `pending` is): a clip enters the arena only where it is tried.
     this.partialAnchors = arena.allocI32(PARTIAL_ANCHORS * clips.count);
     const anchorSamples = k.locateAnchorSamples();
     if (anchorSamples !== ANCHOR_SAMPLES) throw new Error(`the kernel's anchors are ${anchorSamples} samples, the catalog's ${ANCHOR_SAMPLES}`);
+    const positions = clips.positions;
+    const count = positions.length;
+    this.anchorClip = new Int32Array(count);
     for (const i of pending) {
-      arena.i32(this.partialAnchors + 4 * PARTIAL_ANCHORS * i, this.partialCount[i]).set(clips.partialAnchors[i]);
-      for (const p of clips.anchorPositions[i]) {
-        this.anchorClip.push(i);
-        this.anchorPos.push(p);
-      }
+      const from = clips.anchorStart[i];
+      arena.i32(this.partialAnchors + 4 * PARTIAL_ANCHORS * i, this.partialCount[i]).set(positions.subarray(from, from + this.partialCount[i]));
+      this.anchorClip.fill(i, from, clips.anchorStart[i + 1]);
     }
-    const count = this.anchorClip.length;
+    this.anchorPos = positions;
     this.tableAnchors = arena.allocI16(anchorSamples * count);
-    const view = arena.i16(this.tableAnchors, anchorSamples * count);
-    let a = 0;
-    for (const i of pending) {
-      view.set(clips.anchorSamples[i], a * anchorSamples);
-      a += clips.anchorPositions[i].length;
-    }
+    arena.i16(this.tableAnchors, anchorSamples * count).set(clips.takeAnchorSamples());
+    // About four of the 8·count entries per bucket: the table stays small beside the window (hours of turns are tens of thousands of anchors).
     this.tableBuckets = Math.max(16, 2 ** Math.ceil(Math.log2(Math.max(1, 8 * count))));
     this.tableHead = arena.allocI32(this.tableBuckets);
     this.tableEntries = arena.alloc(k.locateAnchorEntryBytes(count));
@@ -637,10 +651,24 @@ export class WindowedClipLocator {
   /** Clips whose lengths and anchors agree are compared sample by sample (both read again). */
   sameSamples(i: number, j: number): boolean {
     if (i === j) return true;
-    if (!this.clips.maySame(i, j)) return false;
+    if (!this.sameAnchors(i, j)) return false;
     const a = this.clips.read(i).slice();
     const b = this.clips.read(j);
     for (let q = 0; q < a.length; q++) if (a[q] !== b[q]) return false;
+    return true;
+  }
+
+  /** Whether clips `i` and `j` have the same length and anchors (positions and samples): clips that differ there differ. */
+  private sameAnchors(i: number, j: number): boolean {
+    const c = this.clips;
+    if (this.lengths[i] !== this.lengths[j] || this.fullAnchor[i] !== this.fullAnchor[j]) return false;
+    const a = c.anchorStart[i];
+    const b = c.anchorStart[j];
+    const count = c.anchorStart[i + 1] - a;
+    if (c.anchorStart[j + 1] - b !== count) return false;
+    for (let q = 0; q < count; q++) if (this.anchorPos[a + q] !== this.anchorPos[b + q]) return false;
+    const view = this.arena.i16(this.tableAnchors, ANCHOR_SAMPLES * this.anchorPos.length);
+    for (let q = 0; q < ANCHOR_SAMPLES * count; q++) if (view[ANCHOR_SAMPLES * a + q] !== view[ANCHOR_SAMPLES * b + q]) return false;
     return true;
   }
 

@@ -78,8 +78,9 @@ export class SimTurnAudio extends Audio {
 }
 
 /**
- * Bytes of clips decoded while locating that are kept for analysis under `--compat deepeval` (the
- * first turns' clips, up to this many bytes of samples); analysis decodes the others again from their files.
+ * Bytes of clips decoded while locating that are kept for analysis under `--compat deepeval` (each
+ * clip, in file order, that still fits in this many bytes of samples); analysis decodes the others
+ * again from their files.
  */
 export const KEEP_DECODED_BYTES = 16 << 20;
 
@@ -110,7 +111,7 @@ export class TurnFileReader {
 }
 
 /** Read one conversation folder into a test case (F2.5), recovering start times when the render is there. */
-export function loadSimConversation(dir: string, options: IngestOptions = {}, reading: { chunkFrames?: number } = {}): LoadedCall {
+export function loadSimConversation(dir: string, options: IngestOptions = {}, reading: { chunkFrames?: number; keepDecodedBytes?: number } = {}): LoadedCall {
   const files = listSimTurnFiles(dir);
   if (files.length === 0) {
     throw new VoxError("UNSUPPORTED_INPUT", "the folder holds no deepeval-turn-<n>-<role>.<ext> files", { file: dir });
@@ -125,7 +126,7 @@ export function loadSimConversation(dir: string, options: IngestOptions = {}, re
   const clips = new Map<number, DecodedAudio>();
   if (options.inferStartTimes ?? DEFAULT_INGEST_OPTIONS.inferStartTimes) {
     if (isFile(mixPath)) {
-      starts = recoverStartTimes(mixPath, paths, reader, compat, clips, warnings, reading.chunkFrames);
+      starts = recoverStartTimes(mixPath, paths, reader, compat, clips, warnings, reading.chunkFrames, reading.keepDecodedBytes);
       const missing = files.filter((_, i) => starts[i] === null).map((f) => f.name);
       if (missing.length > 0) warnings.push(`start_time left null for ${missing.join(", ")}: not placeable exactly in ${SIM_CONVERSATION_FILE}`);
     } else {
@@ -145,7 +146,7 @@ export function loadSimConversation(dir: string, options: IngestOptions = {}, re
  * Clip offsets (seconds) inside the render, null where a clip cannot be placed exactly. Clips are
  * decoded as deepeval reads them, one at a time from their files, whenever the locator needs their
  * samples (it keeps only their lengths and anchors in between); under `--compat deepeval` that is
- * also how analysis decodes them, so the first ones (KEEP_DECODED_BYTES) are kept in `decoded` (by
+ * also how analysis decodes them, so those that fit in KEEP_DECODED_BYTES are kept in `decoded` (by
  * turn index) instead of being decoded a second time. The render is read from its file chunk by
  * chunk, mixed down to mono (deepeval's truncating mix) and written straight into the locator's
  * WebAssembly memory, a window at a time (read a second time only when the layout needs the
@@ -159,6 +160,7 @@ function recoverStartTimes(
   decoded: Map<number, DecodedAudio>,
   warnings: string[],
   chunkFrames?: number,
+  keepDecodedBytes = KEEP_DECODED_BYTES,
 ): Array<number | null> {
   let mix: RecordingReader;
   try {
@@ -181,7 +183,7 @@ function recoverStartTimes(
           return null;
         }
         // A clip kept for analysis gets its own samples (they may be a view on the reader's buffer).
-        if (compat === "deepeval" && kept + d.samples.byteLength <= KEEP_DECODED_BYTES) {
+        if (compat === "deepeval" && kept + d.samples.byteLength <= keepDecodedBytes) {
           d = { ...d, samples: d.samples.slice() };
           decoded.set(i, d);
           kept += d.samples.byteLength;
