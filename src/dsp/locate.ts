@@ -5,7 +5,7 @@
 // which clips are tried: a handful of kernel calls per clip per peeling round.
 import { checkStatus, KernelError } from "./kernel-error.js";
 import { INDEX_FULL } from "./kernel-status.js";
-import { peelClips } from "./peel.js";
+import { peelClips, type PendingClips } from "./peel.js";
 import { anchorPositionsReference } from "./reference/locate.js";
 import { withArena, type Arena, type KernelExports } from "./wasm.js";
 
@@ -41,9 +41,9 @@ export type LocateClip = Int16Array | ClipReader | null;
 
 /**
  * The clips of one search, each read once up front (one at a time) into a compact summary: its
- * length and, for the windowed search, its anchors and their samples, in flat arrays (a few
- * hundred bytes a clip). `read(i)` gives clip `i`'s samples again when a kernel needs them (a
- * reader is called again; arrays are returned as they are).
+ * length and, for the windowed search, its anchors (positions here, samples straight into the
+ * session's arena: a few hundred bytes a clip). `read(i)` gives clip `i`'s samples again when a
+ * kernel needs them (a reader is called again; arrays are returned as they are).
  */
 export class ClipCatalog {
   readonly lengths: number[];
@@ -52,17 +52,24 @@ export class ClipCatalog {
   /** Clip i's anchor positions are positions[anchorStart[i] … anchorStart[i + 1]): its partial-match anchors first (partialCount[i]), then its full-match anchor when it is not one of them. */
   readonly anchorStart: Int32Array;
   readonly partialCount: Int32Array;
-  private positionsHeld = new Int32Array(256);
-  /** The samples of every anchor, ANCHOR_SAMPLES each, in the order of `positions` (released by takeAnchorSamples). */
-  private samplesHeld: Int16Array | null = new Int16Array(256 * ANCHOR_SAMPLES);
+  private readonly positionsHeld: Int32Array;
+  /** The samples of every anchor, ANCHOR_SAMPLES each, in the order of `positions`, in the arena given (0 without one). */
+  readonly anchorSamples: number = 0;
 
-  /** Read every clip once; `summarise(i, length)` says whether to compute its anchors too. */
-  constructor(private readonly clips: LocateClip[], summarise: (i: number, length: number) => boolean) {
+  /**
+   * Read every clip once; `summarise(i, length)` says whether to compute its anchors too, whose
+   * samples go into `arena` (required then), valid for its session.
+   */
+  constructor(private readonly clips: LocateClip[], summarise: (i: number, length: number) => boolean, arena?: Arena) {
     const n = clips.length;
     this.lengths = new Array<number>(n).fill(0);
     this.fullAnchor = new Int32Array(n).fill(-1);
     this.anchorStart = new Int32Array(n + 1);
     this.partialCount = new Int32Array(n);
+    // At most PARTIAL_ANCHORS + 1 anchors a clip: room for all of them up front, nothing regrown.
+    const most = arena ? (PARTIAL_ANCHORS + 1) * n : 0;
+    this.positionsHeld = new Int32Array(most);
+    if (arena) this.anchorSamples = arena.allocI16(ANCHOR_SAMPLES * most);
     let at = 0;
     for (let i = 0; i < n; i++) {
       this.anchorStart[i] = at;
@@ -71,31 +78,21 @@ export class ClipCatalog {
       if (!samples) continue;
       this.lengths[i] = samples.length;
       if (!summarise(i, samples.length)) continue;
+      if (!arena) throw new Error("a clip's anchors are summarised into an arena");
       // The anchors' readable twin (the kernel's locateAnchors, tested equal).
       const [fullAt] = anchorPositionsReference(samples, 1);
       if (fullAt !== undefined) this.fullAnchor[i] = fullAt;
       const partial = anchorPositionsReference(samples, PARTIAL_ANCHORS);
       this.partialCount[i] = partial.length;
       const own = fullAt === undefined || partial.includes(fullAt) ? partial : [...partial, fullAt];
-      this.reserve(at + own.length);
-      for (const p of own) {
-        this.positionsHeld[at] = p;
-        this.samplesHeld!.set(samples.subarray(p, p + ANCHOR_SAMPLES), at * ANCHOR_SAMPLES);
-        at++;
-      }
+      const view = arena.i16(this.anchorSamples + 2 * ANCHOR_SAMPLES * at, ANCHOR_SAMPLES * own.length);
+      own.forEach((p, a) => {
+        this.positionsHeld[at + a] = p;
+        view.set(samples.subarray(p, p + ANCHOR_SAMPLES), a * ANCHOR_SAMPLES);
+      });
+      at += own.length;
     }
     this.anchorStart[n] = at;
-  }
-
-  private reserve(count: number): void {
-    if (count <= this.positionsHeld.length) return;
-    const size = Math.max(count, 2 * this.positionsHeld.length);
-    const positions = new Int32Array(size);
-    positions.set(this.positionsHeld);
-    this.positionsHeld = positions;
-    const samples = new Int16Array(size * ANCHOR_SAMPLES);
-    samples.set(this.samplesHeld!);
-    this.samplesHeld = samples;
   }
 
   get count(): number {
@@ -105,14 +102,6 @@ export class ClipCatalog {
   /** Every anchor position, clip after clip (see anchorStart). */
   get positions(): Int32Array {
     return this.positionsHeld.subarray(0, this.anchorStart[this.clips.length]);
-  }
-
-  /** The anchors' samples (ANCHOR_SAMPLES per position), handed over once: the catalog lets go of them. */
-  takeAnchorSamples(): Int16Array {
-    const samples = this.samplesHeld;
-    if (!samples) throw new Error("the anchors' samples were taken already");
-    this.samplesHeld = null;
-    return samples.subarray(0, ANCHOR_SAMPLES * this.anchorStart[this.clips.length]);
   }
 
   /** Clip `i`'s samples (read again from its reader); throws when they are not what the first read gave. */
@@ -283,29 +272,33 @@ export const LOCATE_WINDOW_SAMPLES = 1 << 20;
 export function locateClipsInMix(mix: Int16Array | MixSource, clips: LocateClip[], options: LocateOptions = {}): Array<number | null> {
   const offsets: Array<number | null> = clips.map(() => null);
   const windowSamples = Math.max(WINDOW_FLOOR, Math.floor(options.windowSamples ?? LOCATE_WINDOW_SAMPLES));
-  const windowed = options.search !== "whole" && mix.length > windowSamples;
   const fits = (length: number) => length > 0 && length <= mix.length;
-  // Each clip read once here, one at a time: the searches keep its length and anchors, and read it again when a kernel needs its samples.
-  const catalog = new ClipCatalog(clips, (_, length) => windowed && fits(length));
-  const eligible = catalog.lengths.flatMap((length, i) => (fits(length) ? [i] : []));
-  if (eligible.length === 0) return offsets;
-  if (windowed) {
-    const pending = new Set(eligible);
+  const eligibleOf = (catalog: ClipCatalog) => catalog.lengths.flatMap((length, i) => (fits(length) ? [i] : []));
+  // Each clip is read once up front, one at a time: the searches keep its length (and, windowed, its
+  // anchors) and read it again when a kernel needs its samples.
+  let catalog: ClipCatalog | null = null;
+  if (options.search !== "whole" && mix.length > windowSamples) {
     const done = withArena((arena) => {
+      catalog = new ClipCatalog(clips, (_, length) => fits(length), arena);
+      const pending = new Set(eligibleOf(catalog));
+      if (pending.size === 0) return null;
       const ok = new WindowedClipLocator(arena, mix.length, catalog, pending, offsets, windowSamples).run(mix);
       options.onArenaUsed?.(arena.used());
       return ok;
     });
+    if (done === null) return offsets;
     if (done) {
       options.onSearch?.("windowed");
       return offsets;
     }
     offsets.fill(null);
   }
+  const all: ClipCatalog = catalog ?? new ClipCatalog(clips, () => false);
+  const pending = new Set(eligibleOf(all));
+  if (pending.size === 0) return offsets;
   options.onSearch?.("whole");
-  const pending = new Set(eligible);
   return withArena((arena) => {
-    peelClips(pending, offsets, new ClipLocatorSession(arena, mix, catalog, pending));
+    peelClips(pending, offsets, new ClipLocatorSession(arena, mix, all, pending));
     options.onArenaUsed?.(arena.used());
     return offsets;
   });
@@ -397,6 +390,8 @@ export class WindowedClipLocator {
   /** Where the turns that left a window without a cut begin (render sample). */
   private blockedAt = 0;
   private readonly pool: ClipPool;
+  /** The pending clips as the window's peeling sees them: those whose anchors occur in the window. */
+  private readonly tryable: WindowPending;
 
   /** `clips`: every pending clip summarised with its anchors. */
   constructor(
@@ -434,14 +429,14 @@ export class WindowedClipLocator {
       this.anchorClip.fill(i, from, clips.anchorStart[i + 1]);
     }
     this.anchorPos = positions;
-    this.tableAnchors = arena.allocI16(anchorSamples * count);
-    arena.i16(this.tableAnchors, anchorSamples * count).set(clips.takeAnchorSamples());
+    this.tableAnchors = clips.anchorSamples;
     // About four of the 8·count entries per bucket: the table stays small beside the window (hours of turns are tens of thousands of anchors).
     this.tableBuckets = Math.max(16, 2 ** Math.ceil(Math.log2(Math.max(1, 8 * count))));
     this.tableHead = arena.allocI32(this.tableBuckets);
     this.tableEntries = arena.alloc(k.locateAnchorEntryBytes(count));
     checkStatus(k.locateAnchorTableInit(this.tableAnchors, count, this.tableHead, this.tableBuckets, this.tableEntries), "locateAnchorTableInit");
     this.pool = new ClipPool(arena, Math.max(maxLength, this.windowSamples));
+    this.tryable = new WindowPending(pending);
     this.allocateWindow();
     this.mixBuf = arena.allocI16(this.windowSamples);
   }
@@ -545,11 +540,12 @@ export class WindowedClipLocator {
     const k = this.k;
     this.windowLength = m;
     this.occ.clear();
+    this.tryable.clear();
     this.placedHere = [];
     checkStatus(k.locateInit(this.state, this.mixBuf, m, this.residual, this.wild, this.head, k.locateBucketCount(m), this.entries, this.capacity), "locateInit");
     this.scan(0, m - 1);
     try {
-      peelClips(this.pending, this.offsets, this);
+      peelClips(this.tryable, this.offsets, this);
     } catch (e) {
       if (!(e instanceof IndexFull)) throw e;
       this.undo();
@@ -619,7 +615,10 @@ export class WindowedClipLocator {
       if (o < 0 || end > this.n) continue;
       if (this.homed[i] || o < this.segStart) throw new NeedsWholeSearch();
       const seen = this.occ.get(i);
-      if (!seen) this.occ.set(i, { minOffset: o, maxEnd: end });
+      if (!seen) {
+        this.occ.set(i, { minOffset: o, maxEnd: end });
+        this.tryable.add(i);
+      }
       else {
         seen.minOffset = Math.min(seen.minOffset, o);
         seen.maxEnd = Math.max(seen.maxEnd, end);
@@ -681,6 +680,63 @@ export class WindowedClipLocator {
     this.placedHere.push(i);
     // Every anchor position overlapping the changed samples, through the stride window it holds.
     this.scan(local - (ANCHOR_SAMPLES - 1), local + len - 1 + (KEY_STRIDE - 1));
+  }
+}
+
+/**
+ * The pending clips of a window as peelClips sees them: has() and delete() on all of them; iteration,
+ * in clip order (the pending set's order: ascending, as locateClipsInMix and undo() build it), over
+ * only those whose anchors occur in the window, including those that come to occur while it runs.
+ * Peeling all of them would ask the same questions of the others and get "no match" (their anchors
+ * occur nowhere here; a twin's anchors occur wherever its twin's do), at the cost of a pass over
+ * every pending clip of hours of turns per round of every window.
+ */
+class WindowPending implements PendingClips {
+  /** Ascending. */
+  private readonly active: number[] = [];
+
+  constructor(private readonly all: Set<number>) {}
+
+  /** Index in `active` of the first clip ≥ i. */
+  private rank(i: number): number {
+    let lo = 0;
+    let hi = this.active.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.active[mid] < i) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /** Clip `i`'s anchors occur in the window: it is tried, if pending. */
+  add(i: number): void {
+    if (!this.all.has(i)) return;
+    const r = this.rank(i);
+    if (this.active[r] !== i) this.active.splice(r, 0, i);
+  }
+
+  clear(): void {
+    this.active.length = 0;
+  }
+
+  has(i: number): boolean {
+    return this.all.has(i);
+  }
+
+  delete(i: number): boolean {
+    const r = this.rank(i);
+    if (this.active[r] === i) this.active.splice(r, 1);
+    return this.all.delete(i);
+  }
+
+  *[Symbol.iterator](): Iterator<number> {
+    for (let r = 0; r < this.active.length; ) {
+      const i = this.active[r];
+      yield i;
+      // The next clip after i, whatever was added or deleted meanwhile.
+      r = this.rank(i + 1);
+    }
   }
 }
 

@@ -12,6 +12,12 @@ export interface ClipPeeler {
   place(i: number, offset: number): void;
 }
 
+/** The clips still to place: a Set, or a view of one that iterates only those worth trying (in the set's order). */
+export interface PendingClips extends Iterable<number> {
+  has(i: number): boolean;
+  delete(i: number): boolean;
+}
+
 /**
  * Place the `pending` clips one by one, writing each offset to `offsets` and removing it from
  * `pending`: every clip that matches the residual exactly is placed (identical clips matching at
@@ -19,7 +25,7 @@ export interface ClipPeeler {
  * the first clip with a unique partial match is placed and exact matching starts again. Stops when
  * no pending clip can be placed.
  */
-export function peelClips(pending: Set<number>, offsets: Array<number | null>, peeler: ClipPeeler): void {
+export function peelClips(pending: PendingClips, offsets: Array<number | null>, peeler: ClipPeeler): void {
   const twinsOf = (i: number) => [...pending].filter((j) => peeler.sameSamples(i, j));
   const place = (i: number, o: number) => {
     peeler.place(i, o);
