@@ -430,9 +430,9 @@ export class WindowedClipLocator {
     }
     this.anchorPos = positions;
     this.tableAnchors = clips.anchorSamples;
-    // About four of the 8·count entries per bucket: the table stays small beside the window (hours of turns are tens of thousands of anchors).
-    this.tableBuckets = Math.max(16, 2 ** Math.ceil(Math.log2(Math.max(1, 8 * count))));
-    this.tableHead = arena.allocI32(this.tableBuckets);
+    // About two of the 8·count entries a bucket, each bucket's entries side by side.
+    this.tableBuckets = Math.max(16, 2 ** Math.ceil(Math.log2(Math.max(1, 4 * count))));
+    this.tableHead = arena.allocI32(this.tableBuckets + 1);
     this.tableEntries = arena.alloc(k.locateAnchorEntryBytes(count));
     checkStatus(k.locateAnchorTableInit(this.tableAnchors, count, this.tableHead, this.tableBuckets, this.tableEntries), "locateAnchorTableInit");
     this.pool = new ClipPool(arena, Math.max(maxLength, this.windowSamples));

@@ -286,7 +286,7 @@ describe("windowed clip search", () => {
         }
         const table = arena.allocI16(24 * anchors.length);
         anchors.forEach((a, i) => arena.i16(table, 24 * anchors.length).set(a, 24 * i));
-        const head = arena.allocI32(256);
+        const head = arena.allocI32(256 + 1);
         const entries = arena.alloc(k.locateAnchorEntryBytes(anchors.length));
         expect(k.locateAnchorTableInit(table, anchors.length, head, 256, entries)).toBe(0);
         const cap = 1 << 17;
