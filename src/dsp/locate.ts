@@ -263,7 +263,10 @@ export const LOCATE_WINDOW_SAMPLES = 1 << 20;
  * match anything (the clamp destroyed them). Identical clips (the same audio in k turn files) that
  * match at exactly k offsets are placed in turn order, since turn numbers grow with time. Returns
  * sample offsets, null where no exact, unique placement exists (null clips are skipped). The render
- * is an array, or a MixSource written into WebAssembly memory without a copy in JavaScript.
+ * is an array, or a MixSource written into WebAssembly memory without a copy in JavaScript. A clip
+ * is an array or a ClipReader: a reader is called once up front and again wherever a kernel needs
+ * the clip's samples (windowed: where its anchors occur, and to tell twins apart), so that only a
+ * summary of each clip (its length and anchors) is held between.
  *
  * A render longer than one window is searched window by window (WindowedClipLocator), with the
  * same results; when the render's layout does not allow that (see WindowedClipLocator), the whole
