@@ -430,34 +430,50 @@ export function locateAnchorSamples(): i32 {
   return ANCHOR_SAMPLES;
 }
 
-/** Bytes of the key entries of `count` anchors (KEY_STRIDE entries of ENTRY_BYTES each). */
+/** Bytes of one key entry of the anchor table: its hash and code (a·KEY_STRIDE + d). */
+const ANCHOR_ENTRY_BYTES: usize = 8;
+
+/** Bytes of the key entries of `count` anchors (KEY_STRIDE entries of ANCHOR_ENTRY_BYTES each). */
 export function locateAnchorEntryBytes(count: i32): i32 {
-  return count < 0 ? BAD_ARGUMENT : count * KEY_STRIDE * <i32>ENTRY_BYTES;
+  return count < 0 ? BAD_ARGUMENT : count * KEY_STRIDE * <i32>ANCHOR_ENTRY_BYTES;
 }
 
 /**
  * Build the key table of the `count` anchors at `anchors`: for anchor a and shift d < KEY_STRIDE an
- * entry (hash of its KEY_SAMPLES samples from d, a·KEY_STRIDE + d, next), chained from `head`
- * (`buckets` i32, a power of two ≥ 16). `entries` holds locateAnchorEntryBytes(count) bytes.
+ * entry (hash of its KEY_SAMPLES samples from d, a·KEY_STRIDE + d), the entries of each bucket
+ * stored together: bucket b's are entries[head[b] … head[b + 1]). `head` holds `buckets` + 1 i32
+ * (`buckets` a power of two ≥ 16); `entries` holds locateAnchorEntryBytes(count) bytes. No links:
+ * two thirds of a chained table's bytes, and a bucket's entries are read one after the other.
  */
 export function locateAnchorTableInit(anchors: usize, count: i32, head: usize, buckets: i32, entries: usize): i32 {
   if (count < 0 || buckets < 16 || (buckets & (buckets - 1)) != 0) return BAD_ARGUMENT;
   const shift = 32 - ctz(buckets);
-  memory.fill(head, 0xff, <usize>buckets << 2);
-  let e = 0;
+  memory.fill(head, 0, <usize>(buckets + 1) << 2);
+  // Entries per bucket (in head[b + 1]), then where each bucket starts.
+  for (let a = 0; a < count; a++) {
+    const anchor = anchors + (<usize>(a * ANCHOR_SAMPLES) << 1);
+    for (let d = 0; d < KEY_STRIDE; d++) {
+      const b = head + ((bucketOf(hashKeyI16(anchor + (<usize>d << 1)), shift) + 1) << 2);
+      store<i32>(b, load<i32>(b) + 1);
+    }
+  }
+  for (let b = 1; b <= buckets; b++) store<i32>(head + (<usize>b << 2), load<i32>(head + (<usize>b << 2)) + load<i32>(head + (<usize>(b - 1) << 2)));
+  // Each entry at its bucket's next free place (head[b] then ends where bucket b ends)…
   for (let a = 0; a < count; a++) {
     const anchor = anchors + (<usize>(a * ANCHOR_SAMPLES) << 1);
     for (let d = 0; d < KEY_STRIDE; d++) {
       const h = hashKeyI16(anchor + (<usize>d << 1));
       const b = head + (bucketOf(h, shift) << 2);
-      const entry = entries + <usize>e * ENTRY_BYTES;
+      const e = load<i32>(b);
+      store<i32>(b, e + 1);
+      const entry = entries + <usize>e * ANCHOR_ENTRY_BYTES;
       store<i32>(entry, h);
       store<i32>(entry, a * KEY_STRIDE + d, 4);
-      store<i32>(entry, load<i32>(b), 8);
-      store<i32>(b, e);
-      e++;
     }
   }
+  // …so the starts are those ends moved up one bucket.
+  for (let b = buckets; b > 0; b--) store<i32>(head + (<usize>b << 2), load<i32>(head + (<usize>(b - 1) << 2)));
+  store<i32>(head, 0);
   return OK;
 }
 
@@ -479,8 +495,10 @@ export function locateScanAnchors(state: usize, anchors: usize, head: usize, buc
     const key = windowKey(r + (<usize>at << 2), p0, p1, p2, p3);
     if (key < 0) continue;
     const h = <i32>key;
-    for (let e = load<i32>(head + (bucketOf(h, shift) << 2)); e >= 0; e = load<i32>(entries + <usize>e * ENTRY_BYTES, 8)) {
-      const entry = entries + <usize>e * ENTRY_BYTES;
+    const b = head + (bucketOf(h, shift) << 2);
+    const end = load<i32>(b, 4);
+    for (let e = load<i32>(b); e < end; e++) {
+      const entry = entries + <usize>e * ANCHOR_ENTRY_BYTES;
       if (load<i32>(entry) != h) continue;
       const code = load<i32>(entry, 4);
       const a = code / KEY_STRIDE;

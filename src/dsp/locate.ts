@@ -5,7 +5,7 @@
 // which clips are tried: a handful of kernel calls per clip per peeling round.
 import { checkStatus, KernelError } from "./kernel-error.js";
 import { INDEX_FULL } from "./kernel-status.js";
-import { peelClips } from "./peel.js";
+import { peelClips, type PendingClips } from "./peel.js";
 import { anchorPositionsReference } from "./reference/locate.js";
 import { withArena, type Arena, type KernelExports } from "./wasm.js";
 
@@ -28,6 +28,96 @@ export interface MixSource {
   fill(put: (piece: Int16Array) => void): void;
 }
 
+/**
+ * A clip read only when its samples are needed (a turn file decoded again each time): the search
+ * then holds compact summaries of its clips (length, anchors) instead of their samples. Every call
+ * must give the same samples (valid until the next call of any reader of the search); null means the
+ * clip cannot be placed (it is skipped).
+ */
+export type ClipReader = () => Int16Array | null;
+
+/** A clip to locate: its samples, a reader of them, or null (skipped). */
+export type LocateClip = Int16Array | ClipReader | null;
+
+/**
+ * The clips of one search, each read once up front (one at a time) into a compact summary: its
+ * length and, for the windowed search, its anchors (positions here, samples straight into the
+ * session's arena: a few hundred bytes a clip). `read(i)` gives clip `i`'s samples again when a
+ * kernel needs them (a reader is called again; arrays are returned as they are).
+ */
+export class ClipCatalog {
+  readonly lengths: number[];
+  /** Where the first distinctive anchor of each clip starts (-1: none, or anchors not summarised). */
+  readonly fullAnchor: Int32Array;
+  /** Clip i's anchor positions are positions[anchorStart[i] … anchorStart[i + 1]): its partial-match anchors first (partialCount[i]), then its full-match anchor when it is not one of them. */
+  readonly anchorStart: Int32Array;
+  readonly partialCount: Int32Array;
+  private readonly positionsHeld: Int32Array;
+  /** The samples of every anchor, ANCHOR_SAMPLES each, in the order of `positions`, in the arena given (0 without one). */
+  readonly anchorSamples: number = 0;
+
+  /**
+   * Read every clip once; `summarise(i, length)` says whether to compute its anchors too, whose
+   * samples go into `arena` (required then), valid for its session.
+   */
+  constructor(private readonly clips: LocateClip[], summarise: (i: number, length: number) => boolean, arena?: Arena) {
+    const n = clips.length;
+    this.lengths = new Array<number>(n).fill(0);
+    this.fullAnchor = new Int32Array(n).fill(-1);
+    this.anchorStart = new Int32Array(n + 1);
+    this.partialCount = new Int32Array(n);
+    // At most PARTIAL_ANCHORS + 1 anchors a clip: room for all of them up front, nothing regrown.
+    const most = arena ? (PARTIAL_ANCHORS + 1) * n : 0;
+    this.positionsHeld = new Int32Array(most);
+    if (arena) this.anchorSamples = arena.allocI16(ANCHOR_SAMPLES * most);
+    let at = 0;
+    for (let i = 0; i < n; i++) {
+      this.anchorStart[i] = at;
+      const c = clips[i];
+      const samples = typeof c === "function" ? c() : c;
+      if (!samples) continue;
+      this.lengths[i] = samples.length;
+      if (!summarise(i, samples.length)) continue;
+      if (!arena) throw new Error("a clip's anchors are summarised into an arena");
+      // The anchors' readable twin (the kernel's locateAnchors, tested equal).
+      const [fullAt] = anchorPositionsReference(samples, 1);
+      if (fullAt !== undefined) this.fullAnchor[i] = fullAt;
+      const partial = anchorPositionsReference(samples, PARTIAL_ANCHORS);
+      this.partialCount[i] = partial.length;
+      const own = fullAt === undefined || partial.includes(fullAt) ? partial : [...partial, fullAt];
+      const view = arena.i16(this.anchorSamples + 2 * ANCHOR_SAMPLES * at, ANCHOR_SAMPLES * own.length);
+      own.forEach((p, a) => {
+        this.positionsHeld[at + a] = p;
+        view.set(samples.subarray(p, p + ANCHOR_SAMPLES), a * ANCHOR_SAMPLES);
+      });
+      at += own.length;
+    }
+    this.anchorStart[n] = at;
+  }
+
+  get count(): number {
+    return this.clips.length;
+  }
+
+  /** Every anchor position, clip after clip (see anchorStart). */
+  get positions(): Int32Array {
+    return this.positionsHeld.subarray(0, this.anchorStart[this.clips.length]);
+  }
+
+  /** Clip `i`'s samples (read again from its reader); throws when they are not what the first read gave. */
+  read(i: number): Int16Array {
+    const c = this.clips[i];
+    const samples = typeof c === "function" ? c() : c;
+    if (!samples || samples.length !== this.lengths[i]) {
+      throw new Error(`clip ${i} gave ${samples ? `${samples.length} samples` : "nothing"} when read again, ${this.lengths[i]} the first time`);
+    }
+    return samples;
+  }
+}
+
+/** The answer of most full-match queries of a window (its clips mostly lie elsewhere): one array, not one per query. */
+const NO_HITS: number[] = Object.freeze([]) as unknown as number[];
+
 /** The render, its residual index and the clips, in a session's arena for one locateClipsInMix call. */
 export class ClipLocatorSession {
   readonly k: KernelExports;
@@ -45,23 +135,31 @@ export class ClipLocatorSession {
   private readonly scratch: number;
   private readonly out: number;
 
-  /** Copy `mix` and the `clips` (null or empty ones are not copied) into the session's arena and index the render. */
+  /**
+   * Copy `mix` and the `clips` (null or empty ones are not copied) into the session's arena and index
+   * the render. Clips of a catalog are read one at a time (those `only` names, when given).
+   */
   constructor(
     readonly arena: Arena,
     mix: Int16Array | MixSource,
-    clips: Array<Int16Array | null>,
+    clips: Array<Int16Array | null> | ClipCatalog,
+    only?: ReadonlySet<number>,
   ) {
     this.k = arena.k;
     const k = this.k;
     const n = mix.length;
     this.length = n;
-    const lengths = clips.map((c) => (c ? c.length : 0));
+    const catalog = clips instanceof ClipCatalog ? clips : null;
+    const count = catalog ? catalog.count : (clips as Array<Int16Array | null>).length;
+    const lengths = Array.from({ length: count }, (_, i) =>
+      only && !only.has(i) ? 0 : catalog ? catalog.lengths[i] : ((clips as Array<Int16Array | null>)[i]?.length ?? 0),
+    );
     const clipSamples = lengths.reduce((s, len) => s + len, 0);
     const buckets = k.locateBucketCount(n);
-    const capacity = k.locateIndexCapacity(n, clipSamples, clips.length);
+    const capacity = k.locateIndexCapacity(n, clipSamples, count);
     const scratchBytes = k.locatePartialScratchSize(PARTIAL_ANCHORS);
-    const bytes = 16 * (8 + clips.length) + 5 * n + 4 * buckets + ENTRY_BYTES * capacity + 2 * clipSamples +
-      4 * (1 + PARTIAL_ANCHORS) * clips.length + 4 * MAX_HITS + scratchBytes + 4;
+    const bytes = 16 * (8 + count) + 5 * n + 4 * buckets + ENTRY_BYTES * capacity + 2 * clipSamples +
+      4 * (1 + PARTIAL_ANCHORS) * count + 4 * MAX_HITS + scratchBytes + 4;
     if (bytes + this.arena.used() >= MAX_MEMORY_BYTES) throw new KernelError("OUT_OF_MEMORY", "locateInit", `out of WebAssembly memory allocating ${bytes} bytes`);
     this.state = this.arena.alloc(k.locateStateSize());
     this.residual = this.arena.allocI32(n);
@@ -70,9 +168,9 @@ export class ClipLocatorSession {
     const entries = this.arena.alloc(ENTRY_BYTES * capacity);
     this.clipPtr = lengths.map((len) => (len > 0 ? this.arena.allocI16(len) : 0));
     this.clipLength = lengths;
-    this.fullAnchor = this.arena.allocI32(clips.length);
-    this.partialAnchors = this.arena.allocI32(PARTIAL_ANCHORS * clips.length);
-    this.anchorCount = new Int32Array(2 * clips.length).fill(-1);
+    this.fullAnchor = this.arena.allocI32(count);
+    this.partialAnchors = this.arena.allocI32(PARTIAL_ANCHORS * count);
+    this.anchorCount = new Int32Array(2 * count).fill(-1);
     this.hits = this.arena.allocI32(MAX_HITS);
     this.scratch = this.arena.alloc(scratchBytes);
     this.out = this.arena.allocI32(1);
@@ -88,9 +186,9 @@ export class ClipLocatorSession {
       });
       if (at !== n) throw new RangeError(`the render gave ${at} samples, expected ${n}`);
     }
-    clips.forEach((c, i) => {
-      if (c && c.length > 0) this.arena.copyPcmTo(this.clipPtr[i], c);
-    });
+    for (let i = 0; i < count; i++) {
+      if (lengths[i] > 0) this.arena.copyPcmTo(this.clipPtr[i], catalog ? catalog.read(i) : ((clips as Array<Int16Array | null>)[i] as Int16Array));
+    }
     checkStatus(k.locateInit(this.state, mixPtr, n, this.residual, this.wild, head, buckets, entries, capacity), "locateInit");
   }
 
@@ -165,34 +263,45 @@ export const LOCATE_WINDOW_SAMPLES = 1 << 20;
  * match anything (the clamp destroyed them). Identical clips (the same audio in k turn files) that
  * match at exactly k offsets are placed in turn order, since turn numbers grow with time. Returns
  * sample offsets, null where no exact, unique placement exists (null clips are skipped). The render
- * is an array, or a MixSource written into WebAssembly memory without a copy in JavaScript.
+ * is an array, or a MixSource written into WebAssembly memory without a copy in JavaScript. A clip
+ * is an array or a ClipReader: a reader is called once up front and again wherever a kernel needs
+ * the clip's samples (windowed: where its anchors occur, and to tell twins apart), so that only a
+ * summary of each clip (its length and anchors) is held between.
  *
  * A render longer than one window is searched window by window (WindowedClipLocator), with the
  * same results; when the render's layout does not allow that (see WindowedClipLocator), the whole
  * render is searched instead, and a MixSource is then filled a second time.
  */
-export function locateClipsInMix(mix: Int16Array | MixSource, clips: Array<Int16Array | null>, options: LocateOptions = {}): Array<number | null> {
+export function locateClipsInMix(mix: Int16Array | MixSource, clips: LocateClip[], options: LocateOptions = {}): Array<number | null> {
   const offsets: Array<number | null> = clips.map(() => null);
-  const eligible = clips.flatMap((c, i) => (c && c.length > 0 && c.length <= mix.length ? [i] : []));
-  if (eligible.length === 0) return offsets;
   const windowSamples = Math.max(WINDOW_FLOOR, Math.floor(options.windowSamples ?? LOCATE_WINDOW_SAMPLES));
+  const fits = (length: number) => length > 0 && length <= mix.length;
+  const eligibleOf = (catalog: ClipCatalog) => catalog.lengths.flatMap((length, i) => (fits(length) ? [i] : []));
+  // Each clip is read once up front, one at a time: the searches keep its length (and, windowed, its
+  // anchors) and read it again when a kernel needs its samples.
+  let catalog: ClipCatalog | null = null;
   if (options.search !== "whole" && mix.length > windowSamples) {
-    const pending = new Set(eligible);
     const done = withArena((arena) => {
-      const ok = new WindowedClipLocator(arena, mix.length, clips, pending, offsets, windowSamples).run(mix);
+      catalog = new ClipCatalog(clips, (_, length) => fits(length), arena);
+      const pending = new Set(eligibleOf(catalog));
+      if (pending.size === 0) return null;
+      const ok = new WindowedClipLocator(arena, mix.length, catalog, pending, offsets, windowSamples).run(mix);
       options.onArenaUsed?.(arena.used());
       return ok;
     });
+    if (done === null) return offsets;
     if (done) {
       options.onSearch?.("windowed");
       return offsets;
     }
     offsets.fill(null);
   }
+  const all: ClipCatalog = catalog ?? new ClipCatalog(clips, () => false);
+  const pending = new Set(eligibleOf(all));
+  if (pending.size === 0) return offsets;
   options.onSearch?.("whole");
-  const pending = new Set(eligible);
   return withArena((arena) => {
-    peelClips(pending, offsets, new ClipLocatorSession(arena, mix, clips.map((c, i) => (pending.has(i) ? c : null))));
+    peelClips(pending, offsets, new ClipLocatorSession(arena, mix, all, pending));
     options.onArenaUsed?.(arena.used());
     return offsets;
   });
@@ -249,11 +358,11 @@ export class WindowedClipLocator {
   /** 1 once a clip's segment is closed (placed there, or its anchors occur only there): any later occurrence breaks the layout. */
   private readonly homed: Uint8Array;
   /** Anchors: owning clip and position in it, samples in the arena. */
-  private readonly anchorClip: number[] = [];
-  private readonly anchorPos: number[] = [];
-  private readonly fullAnchor: number[];
+  private readonly anchorClip: Int32Array;
+  private readonly anchorPos: Int32Array;
+  private readonly fullAnchor: Int32Array;
   private readonly partialAnchors: number;
-  private readonly partialCount: number[];
+  private readonly partialCount: Int32Array;
   private readonly tableAnchors: number;
   private readonly tableHead: number;
   private readonly tableBuckets: number;
@@ -284,20 +393,23 @@ export class WindowedClipLocator {
   /** Where the turns that left a window without a cut begin (render sample). */
   private blockedAt = 0;
   private readonly pool: ClipPool;
+  /** The pending clips as the window's peeling sees them: those whose anchors occur in the window. */
+  private readonly tryable: WindowPending;
 
+  /** `clips`: every pending clip summarised with its anchors. */
   constructor(
     private readonly arena: Arena,
     private readonly n: number,
-    private readonly clips: Array<Int16Array | null>,
+    private readonly clips: ClipCatalog,
     private readonly pending: Set<number>,
     private readonly offsets: Array<number | null>,
     windowSamples: number,
   ) {
     const k = (this.k = arena.k);
-    this.lengths = clips.map((c) => (c ? c.length : 0));
-    this.homed = new Uint8Array(clips.length);
-    this.fullAnchor = clips.map(() => -1);
-    this.partialCount = clips.map(() => 0);
+    this.lengths = clips.lengths;
+    this.homed = new Uint8Array(clips.count);
+    this.fullAnchor = clips.fullAnchor;
+    this.partialCount = clips.partialCount;
     const maxLength = Math.max(...[...pending].map((i) => this.lengths[i]));
     this.windowSamples = Math.max(windowSamples, 2 * maxLength + 4 * MARGIN);
     this.extraEntries = Math.floor(this.windowSamples / 4) + 64;
@@ -306,36 +418,28 @@ export class WindowedClipLocator {
     this.scratch = arena.alloc(k.locatePartialScratchSize(PARTIAL_ANCHORS));
     this.out = arena.allocI32(1);
     this.scanOut = arena.allocI32(2 * SCAN_CAP);
-    // Anchors of every clip that may be placed, computed on one scratch copy at a time.
-    this.partialAnchors = arena.allocI32(PARTIAL_ANCHORS * clips.length);
+    // Anchors of every clip that may be placed (the catalog's summaries, every eligible clip's, in
+    // clip order as `pending` is): a clip enters the arena only where it is tried.
+    this.partialAnchors = arena.allocI32(PARTIAL_ANCHORS * clips.count);
     const anchorSamples = k.locateAnchorSamples();
+    if (anchorSamples !== ANCHOR_SAMPLES) throw new Error(`the kernel's anchors are ${anchorSamples} samples, the catalog's ${ANCHOR_SAMPLES}`);
+    const positions = clips.positions;
+    const count = positions.length;
+    this.anchorClip = new Int32Array(count);
     for (const i of pending) {
-      // The anchors' readable twin (the kernel's locateAnchors, tested equal): a clip enters the arena only where it is tried.
-      const clip = clips[i] as Int16Array;
-      const [fullAt] = anchorPositionsReference(clip, 1);
-      if (fullAt !== undefined) this.fullAnchor[i] = fullAt;
-      const partial = anchorPositionsReference(clip, PARTIAL_ANCHORS);
-      this.partialCount[i] = partial.length;
-      arena.i32(this.partialAnchors + 4 * PARTIAL_ANCHORS * i, partial.length).set(partial);
-      const own = new Set(partial);
-      if (fullAt !== undefined) own.add(fullAt);
-      for (const p of own) {
-        this.anchorClip.push(i);
-        this.anchorPos.push(p);
-      }
+      const from = clips.anchorStart[i];
+      arena.i32(this.partialAnchors + 4 * PARTIAL_ANCHORS * i, this.partialCount[i]).set(positions.subarray(from, from + this.partialCount[i]));
+      this.anchorClip.fill(i, from, clips.anchorStart[i + 1]);
     }
-    const count = this.anchorClip.length;
-    this.tableAnchors = arena.allocI16(anchorSamples * count);
-    const view = arena.i16(this.tableAnchors, anchorSamples * count);
-    this.anchorClip.forEach((i, a) => {
-      const p = this.anchorPos[a];
-      view.set((clips[i] as Int16Array).subarray(p, p + anchorSamples), a * anchorSamples);
-    });
-    this.tableBuckets = Math.max(16, 2 ** Math.ceil(Math.log2(Math.max(1, 8 * count))));
-    this.tableHead = arena.allocI32(this.tableBuckets);
+    this.anchorPos = positions;
+    this.tableAnchors = clips.anchorSamples;
+    // About two of the 8·count entries a bucket, each bucket's entries side by side.
+    this.tableBuckets = Math.max(16, 2 ** Math.ceil(Math.log2(Math.max(1, 4 * count))));
+    this.tableHead = arena.allocI32(this.tableBuckets + 1);
     this.tableEntries = arena.alloc(k.locateAnchorEntryBytes(count));
     checkStatus(k.locateAnchorTableInit(this.tableAnchors, count, this.tableHead, this.tableBuckets, this.tableEntries), "locateAnchorTableInit");
     this.pool = new ClipPool(arena, Math.max(maxLength, this.windowSamples));
+    this.tryable = new WindowPending(pending);
     this.allocateWindow();
     this.mixBuf = arena.allocI16(this.windowSamples);
   }
@@ -439,11 +543,12 @@ export class WindowedClipLocator {
     const k = this.k;
     this.windowLength = m;
     this.occ.clear();
+    this.tryable.clear();
     this.placedHere = [];
     checkStatus(k.locateInit(this.state, this.mixBuf, m, this.residual, this.wild, this.head, k.locateBucketCount(m), this.entries, this.capacity), "locateInit");
     this.scan(0, m - 1);
     try {
-      peelClips(this.pending, this.offsets, this);
+      peelClips(this.tryable, this.offsets, this);
     } catch (e) {
       if (!(e instanceof IndexFull)) throw e;
       this.undo();
@@ -513,7 +618,10 @@ export class WindowedClipLocator {
       if (o < 0 || end > this.n) continue;
       if (this.homed[i] || o < this.segStart) throw new NeedsWholeSearch();
       const seen = this.occ.get(i);
-      if (!seen) this.occ.set(i, { minOffset: o, maxEnd: end });
+      if (!seen) {
+        this.occ.set(i, { minOffset: o, maxEnd: end });
+        this.tryable.add(i);
+      }
       else {
         seen.minOffset = Math.min(seen.minOffset, o);
         seen.maxEnd = Math.max(seen.maxEnd, end);
@@ -527,14 +635,14 @@ export class WindowedClipLocator {
   }
 
   fullMatches(i: number): number[] {
-    if (!this.tried(i) || this.fullAnchor[i] < 0) return [];
-    const count = checkStatus(this.k.locateFullMatches(this.state, this.pool.pointer(i, this.clips[i] as Int16Array), this.lengths[i], this.fullAnchor[i], this.hits), "locateFullMatches");
+    if (!this.tried(i) || this.fullAnchor[i] < 0) return NO_HITS;
+    const count = checkStatus(this.k.locateFullMatches(this.state, this.pool.pointer(i, this.clips), this.lengths[i], this.fullAnchor[i], this.hits), "locateFullMatches");
     return count === 0 ? [] : Array.from(this.arena.i32(this.hits, count), (o) => o + this.start);
   }
 
   partialMatch(i: number): number | null {
     if (!this.tried(i)) return null;
-    const ptr = this.pool.pointer(i, this.clips[i] as Int16Array);
+    const ptr = this.pool.pointer(i, this.clips);
     const found = checkStatus(
       this.k.locatePartialMatch(this.state, ptr, this.lengths[i], this.partialAnchors + 4 * PARTIAL_ANCHORS * i, this.partialCount[i], this.scratch, this.out),
       "locatePartialMatch",
@@ -542,24 +650,96 @@ export class WindowedClipLocator {
     return found === 0 ? null : this.arena.i32(this.out, 1)[0] + this.start;
   }
 
+  /** Clips whose lengths and anchors agree are compared sample by sample (both read again). */
   sameSamples(i: number, j: number): boolean {
     if (i === j) return true;
-    const a = this.clips[i] as Int16Array;
-    const b = this.clips[j] as Int16Array;
-    if (a.length !== b.length) return false;
+    if (!this.sameAnchors(i, j)) return false;
+    const a = this.clips.read(i).slice();
+    const b = this.clips.read(j);
     for (let q = 0; q < a.length; q++) if (a[q] !== b[q]) return false;
+    return true;
+  }
+
+  /** Whether clips `i` and `j` have the same length and anchors (positions and samples): clips that differ there differ. */
+  private sameAnchors(i: number, j: number): boolean {
+    const c = this.clips;
+    if (this.lengths[i] !== this.lengths[j] || this.fullAnchor[i] !== this.fullAnchor[j]) return false;
+    const a = c.anchorStart[i];
+    const b = c.anchorStart[j];
+    const count = c.anchorStart[i + 1] - a;
+    if (c.anchorStart[j + 1] - b !== count) return false;
+    for (let q = 0; q < count; q++) if (this.anchorPos[a + q] !== this.anchorPos[b + q]) return false;
+    const view = this.arena.i16(this.tableAnchors, ANCHOR_SAMPLES * this.anchorPos.length);
+    for (let q = 0; q < ANCHOR_SAMPLES * count; q++) if (view[ANCHOR_SAMPLES * a + q] !== view[ANCHOR_SAMPLES * b + q]) return false;
     return true;
   }
 
   place(i: number, offset: number): void {
     const local = offset - this.start;
     const len = this.lengths[i];
-    const status = this.k.locatePlace(this.state, this.pool.pointer(i, this.clips[i] as Int16Array), len, local);
+    const status = this.k.locatePlace(this.state, this.pool.pointer(i, this.clips), len, local);
     if (status === INDEX_FULL) throw new IndexFull();
     checkStatus(status, "locatePlace");
     this.placedHere.push(i);
     // Every anchor position overlapping the changed samples, through the stride window it holds.
     this.scan(local - (ANCHOR_SAMPLES - 1), local + len - 1 + (KEY_STRIDE - 1));
+  }
+}
+
+/**
+ * The pending clips of a window as peelClips sees them: has() and delete() on all of them; iteration,
+ * in clip order (the pending set's order: ascending, as locateClipsInMix and undo() build it), over
+ * only those whose anchors occur in the window, including those that come to occur while it runs.
+ * Peeling all of them would ask the same questions of the others and get "no match" (their anchors
+ * occur nowhere here; a twin's anchors occur wherever its twin's do), at the cost of a pass over
+ * every pending clip of hours of turns per round of every window.
+ */
+class WindowPending implements PendingClips {
+  /** Ascending. */
+  private readonly active: number[] = [];
+
+  constructor(private readonly all: Set<number>) {}
+
+  /** Index in `active` of the first clip ≥ i. */
+  private rank(i: number): number {
+    let lo = 0;
+    let hi = this.active.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.active[mid] < i) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /** Clip `i`'s anchors occur in the window: it is tried, if pending. */
+  add(i: number): void {
+    if (!this.all.has(i)) return;
+    const r = this.rank(i);
+    if (this.active[r] !== i) this.active.splice(r, 0, i);
+  }
+
+  clear(): void {
+    this.active.length = 0;
+  }
+
+  has(i: number): boolean {
+    return this.all.has(i);
+  }
+
+  delete(i: number): boolean {
+    const r = this.rank(i);
+    if (this.active[r] === i) this.active.splice(r, 1);
+    return this.all.delete(i);
+  }
+
+  *[Symbol.iterator](): Iterator<number> {
+    for (let r = 0; r < this.active.length; ) {
+      const i = this.active[r];
+      yield i;
+      // The next clip after i, whatever was added or deleted meanwhile.
+      r = this.rank(i + 1);
+    }
   }
 }
 
@@ -600,9 +780,11 @@ class ClipPool {
     this.used = used;
   }
 
-  pointer(i: number, clip: Int16Array): number {
+  /** Where clip `i` is in the arena, read from the catalog when it is not held yet. */
+  pointer(i: number, clips: ClipCatalog): number {
     const held = this.at.get(i);
     if (held) return this.ptr + held.offset;
+    const clip = clips.read(i);
     const bytes = (2 * clip.length + 15) & ~15;
     if (this.used + bytes > this.bytes) {
       const size = Math.max(2 * this.bytes, this.used + bytes);

@@ -12,6 +12,12 @@ export interface ClipPeeler {
   place(i: number, offset: number): void;
 }
 
+/** The clips still to place: a Set, or a view of one that iterates only those worth trying (in the set's order). */
+export interface PendingClips extends Iterable<number> {
+  has(i: number): boolean;
+  delete(i: number): boolean;
+}
+
 /**
  * Place the `pending` clips one by one, writing each offset to `offsets` and removing it from
  * `pending`: every clip that matches the residual exactly is placed (identical clips matching at
@@ -19,7 +25,7 @@ export interface ClipPeeler {
  * the first clip with a unique partial match is placed and exact matching starts again. Stops when
  * no pending clip can be placed.
  */
-export function peelClips(pending: Set<number>, offsets: Array<number | null>, peeler: ClipPeeler): void {
+export function peelClips(pending: PendingClips, offsets: Array<number | null>, peeler: ClipPeeler): void {
   const twinsOf = (i: number) => [...pending].filter((j) => peeler.sameSamples(i, j));
   const place = (i: number, o: number) => {
     peeler.place(i, o);
@@ -28,8 +34,9 @@ export function peelClips(pending: Set<number>, offsets: Array<number | null>, p
   };
   for (;;) {
     let progress = false;
-    for (const i of [...pending]) {
-      if (!pending.has(i)) continue;
+    // The set itself, not a copy (a copy per round is garbage a long render makes by the megabyte):
+    // iteration skips the clips placed meanwhile, and nothing is added while peeling.
+    for (const i of pending) {
       const hits = peeler.fullMatches(i);
       if (hits.length === 0) continue;
       const twins = hits.length === 1 ? [i] : twinsOf(i);
@@ -38,7 +45,7 @@ export function peelClips(pending: Set<number>, offsets: Array<number | null>, p
       progress = true;
     }
     if (progress) continue;
-    for (const i of [...pending]) {
+    for (const i of pending) {
       const o = peeler.partialMatch(i);
       if (o !== null) {
         place(i, o);

@@ -5,7 +5,8 @@ import { describe, expect, it } from "vitest";
 import { decodeAudio, downmixTruncating } from "../../src/audio/index.js";
 import { listSimTurnFiles } from "../../src/ingest/formats/deepeval-sim.js";
 import { sharedDir } from "../helpers/shared.js";
-import { ClipLocatorSession, locateClipsInMix, type LocateOptions, type MixSource } from "../../src/dsp/locate.js";
+import { ClipLocatorSession, locateClipsInMix, type LocateClip, type LocateOptions, type MixSource } from "../../src/dsp/locate.js";
+import { anchorPositionsReference } from "../../src/dsp/reference/locate.js";
 import { pcmCopyStats, withArena } from "../../src/dsp/wasm.js";
 import { makeClip, makeScenario, randomInt, render } from "./locate-scenarios.js";
 import { seededRandom, type Random } from "./parity-signals.js";
@@ -34,7 +35,7 @@ function source(mix: Int16Array, random: Random): MixSource & { fills: number } 
 }
 
 /** Offsets of the windowed search and which search answered. */
-function windowed(mix: Int16Array | MixSource, clips: Array<Int16Array | null>, options: LocateOptions = {}): { offsets: Array<number | null>; search: string } {
+function windowed(mix: Int16Array | MixSource, clips: LocateClip[], options: LocateOptions = {}): { offsets: Array<number | null>; search: string } {
   let search = "";
   const offsets = locateClipsInMix(mix, clips, { ...options, onSearch: (s) => (search = s) });
   return { offsets, search };
@@ -126,6 +127,63 @@ describe("windowed clip search", () => {
         }
       }
     }
+  });
+
+  it("clips given as readers (samples in one buffer that the next read overwrites): the same offsets, each clip read once up front and again only to enter the arena", () => {
+    /** Readers of `clips` that all write into one shared buffer, counting their reads. */
+    const readers = (clips: Array<Int16Array | null>) => {
+      const shared = new Int16Array(Math.max(1, ...clips.map((c) => c?.length ?? 0)));
+      const reads = clips.map(() => 0);
+      const list = clips.map((c, i) => () => {
+        reads[i]++;
+        if (!c) return null;
+        shared.fill(12345);
+        shared.set(c);
+        return shared.subarray(0, c.length);
+      });
+      return { list, reads };
+    };
+    const random = seededRandom(12);
+    let readersWindowed = 0;
+    for (let s = 0; s < 300; s++) {
+      const { mix, clips } = makeScenario(random);
+      const want = whole(mix, clips);
+      for (const search of ["windowed", "whole"] as const) {
+        const { list, reads } = readers(clips);
+        let used = "";
+        const got = locateClipsInMix(s % 2 ? source(mix, random) : mix, list, { windowSamples: 4096, search, onSearch: (x) => (used = x) });
+        expect(got, `scenario ${s}, ${search}`).toEqual(want);
+        if (used === "windowed") readersWindowed++;
+        // Read once into the catalog; the whole search reads each clip it copies once more.
+        if (used === "whole" && search === "whole") reads.forEach((r, i) => expect(r, `scenario ${s}, clip ${i}`).toBeLessThanOrEqual(clips[i] && clips[i]!.length > 0 && clips[i]!.length <= mix.length ? 2 : 1));
+      }
+    }
+    expect(readersWindowed).toBeGreaterThan(100);
+    // Distinct turns windowed: every clip read at most twice (its summary, then its samples where it is tried).
+    const r = seededRandom(13);
+    const { clips, offsets, length } = conversation(r, 60, () => randomInt(r, 3000, 9000), (i) => (i % 3 === 2 ? -randomInt(r, 300, 1500) : randomInt(r, 30, 900)));
+    const mix = render(clips, offsets, length);
+    const { list, reads } = readers(clips);
+    expect(windowed(mix, list, { windowSamples: 1 << 14 })).toEqual({ offsets: whole(mix, clips), search: "windowed" });
+    expect(Math.max(...reads)).toBeLessThanOrEqual(2);
+    expect(Math.min(...reads)).toBeGreaterThanOrEqual(1);
+    // Clips that agree in length and anchors but not in every sample are told apart (the twins' rule
+    // must not place b, which is not a's twin, at a's second offset), read back into one buffer.
+    const a = speech(r, 4000);
+    const anchored = new Set([...anchorPositionsReference(a, 1), ...anchorPositionsReference(a, 16)].flatMap((p) => Array.from({ length: 24 }, (_, k) => p + k)));
+    const b = Int16Array.from(a);
+    const q = b.findIndex((_, k) => k > 100 && !anchored.has(k));
+    b[q] += 1;
+    const twice = render([a, a], [1000, 12000], 80000);
+    for (const list of [[a, b], [a, Int16Array.from(a)]]) {
+      const want = whole(twice, list);
+      expect(want).toEqual(list[1] === b ? [null, null] : [1000, 12000]);
+      expect(windowed(twice, readers(list).list, { windowSamples: 1 << 15 })).toEqual({ offsets: want, search: "windowed" });
+    }
+    // A reader that gives other samples the second time is an error, not a wrong placement.
+    let calls = 0;
+    const shrinking = () => (calls++ === 0 ? clips[0] : clips[0].subarray(1));
+    expect(() => locateClipsInMix(mix, [shrinking, ...clips.slice(1)], { windowSamples: 1 << 14 })).toThrow(/clip 0 gave .* when read again/);
   });
 
   it("falls back to the whole search, reading the render again, when a clip's audio occurs in two segments", () => {
@@ -228,7 +286,7 @@ describe("windowed clip search", () => {
         }
         const table = arena.allocI16(24 * anchors.length);
         anchors.forEach((a, i) => arena.i16(table, 24 * anchors.length).set(a, 24 * i));
-        const head = arena.allocI32(256);
+        const head = arena.allocI32(256 + 1);
         const entries = arena.alloc(k.locateAnchorEntryBytes(anchors.length));
         expect(k.locateAnchorTableInit(table, anchors.length, head, 256, entries)).toBe(0);
         const cap = 1 << 17;

@@ -6,6 +6,9 @@ import { afterAll, describe, expect, it } from "vitest";
 import { writeWavPcm16 } from "../../src/audio/index.js";
 import { locateClipsInMix } from "../../src/dsp/locate.js";
 import { listSimTurnFiles, loadSimConversation } from "../../src/ingest/formats/deepeval-sim.js";
+import { Audio } from "../../src/model/audio.js";
+import { resolveScoreOptions } from "../../src/scoring/options.js";
+import { scoreLoadedCall } from "../../src/scoring/score-test-case.js";
 import { REPO_ROOT, sharedDir } from "../helpers/shared.js";
 
 const shared = sharedDir();
@@ -115,5 +118,59 @@ describe("loadSimConversation", () => {
     const dir = mkdtempSync(join(tmp, "mime-"));
     copyFileSync(join(REPO_ROOT, "fixtures", "sample-archive", "clips", "user-1.wav"), join(dir, "deepeval-turn-1-user.mp3"));
     expect(loadSimConversation(dir).testCase.turns[0].audio!.mimeType).toBe("audio/mpeg");
+  });
+});
+
+describe("turns read from their files, never held", () => {
+  /** A folder of `turns` distinct clips at 8 kHz, some barging in, and its render. */
+  function simFolder(name: string, turns: number): { dir: string; clips: Int16Array[]; offsets: number[] } {
+    const dir = mkdtempSync(join(tmp, `${name}-`));
+    const clips: Int16Array[] = [];
+    const offsets: number[] = [];
+    let at = 500;
+    for (let i = 0; i < turns; i++) {
+      const c = lcg(3000 + 700 * (i % 5), 100 + i, 9000);
+      clips.push(c);
+      offsets.push(at);
+      writeFileSync(join(dir, `deepeval-turn-${Math.floor(i / 2)}-${i % 2 ? "assistant" : "user"}.wav`), writeWavPcm16(c, 8000));
+      at += c.length + (i % 4 === 3 ? -600 : 400);
+    }
+    writeFileSync(join(dir, "deepeval-conversation.wav"), writeWavPcm16(mix(clips, offsets), 8000));
+    return { dir, clips, offsets };
+  }
+
+  it("dumps each turn as Audio.fromBytes of its file did, and reads the file again each time its bytes are asked for", () => {
+    const { dir, offsets } = simFolder("dump", 6);
+    const { testCase } = loadSimConversation(dir);
+    const names = listSimTurnFiles(dir).map((f) => f.name);
+    expect(testCase.turns.map((t) => t.audio!.start_time)).toEqual(offsets.map((o) => o / 8000));
+    testCase.turns.forEach((t, i) => {
+      const bytes = new Uint8Array(readFileSync(join(dir, names[i])));
+      const before = Audio.fromBytes(bytes, "audio/wav", { start_time: offsets[i] / 8000 });
+      expect(JSON.stringify(t.audio)).toBe(JSON.stringify(before));
+      expect(t.audio!.getBytes()).toEqual(bytes);
+      expect([t.audio!.url, t.audio!.path, t.audio!.local, t.audio!.hasBytes]).toEqual([null, null, null, true]);
+    });
+    // Nothing of the file is held: bytes written after loading are what the turn gives.
+    const changed = writeWavPcm16(lcg(1234, 9, 5000), 8000);
+    writeFileSync(join(dir, names[2]), changed);
+    expect(testCase.turns[2].audio!.getBytes()).toEqual(changed);
+    expect(testCase.turns[2].audio!.getBase64()).toBe(Buffer.from(changed).toString("base64"));
+  });
+
+  it("under --compat deepeval keeps only the decoded clips that fit its budget, and scores the same as keeping them all", () => {
+    const { dir } = simFolder("budget", 10);
+    const all = loadSimConversation(dir, { compat: "deepeval" });
+    const few = loadSimConversation(dir, { compat: "deepeval" }, { keepDecodedBytes: 20000 });
+    expect(all.decoded?.byTurn.size).toBe(10);
+    // Clips in file order, each that still fits in 20,000 bytes: 3000 + 3700 samples, then 3000 (turn 5).
+    expect([...few.decoded!.byTurn.keys()]).toEqual([0, 1, 5]);
+    expect(few.testCase.turns.map((t) => t.audio!.start_time)).toEqual(all.testCase.turns.map((t) => t.audio!.start_time));
+    const options = resolveScoreOptions({ compat: "deepeval" });
+    const none = loadSimConversation(dir, { compat: "voxmetrics" });
+    expect(none.decoded?.byTurn.size).toBe(0);
+    const want = JSON.stringify(scoreLoadedCall(all, options));
+    expect(JSON.stringify(scoreLoadedCall(few, options))).toBe(want);
+    expect(JSON.stringify(scoreLoadedCall({ ...none, decoded: undefined }, options))).toBe(want);
   });
 });
