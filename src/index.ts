@@ -13,6 +13,7 @@ export type { DecodedAudio } from "./audio/types.js";
 export { writeWavPcm16 } from "./audio/wav-writer.js";
 export { DEFAULT_AUDIO_LIMITS, resolveAudioLimits, type AudioLimits } from "./audio/limits.js";
 export { openPcmSource, type FilePcmSource, type OpenSourceOptions } from "./audio/open-source.js";
+export { tempDir } from "./audio/temp-dirs.js";
 export { collectPcmSource, memoryPcmSource, type PcmChunk, type PcmSource } from "./audio/pcm-source.js";
 
 // Measurements: deepeval's parity set, the standards set, overlap between two parties.

@@ -1,6 +1,5 @@
 // The flags every command shares, built from the library's DEFAULT_* option objects, so that `--help` shows the defaults the code uses.
 import { mkdirSync, readFileSync, rmSync, statSync, unlinkSync, writeFileSync } from "node:fs";
-import { tempDir } from "../audio/temp-dirs.js";
 import { basename, dirname, join } from "node:path";
 import { InvalidArgumentError, Option } from "commander";
 import {
@@ -13,6 +12,7 @@ import {
   WAV_NOT_FORCIBLE,
   MEASUREMENT_SETS,
   METRIC_PROFILES,
+  tempDir,
   type AgentChannel,
   type CompatMode,
   type InputFormat,
