@@ -37,14 +37,9 @@ export function speechRunOptions(o: VadOptions): SpeechRunOptions {
  * a run ends where the level last exceeded T_off, plus one window; then merged and filtered, §2.3.
  */
 export function segmentsFromRuns(runs: Int32Array, o: VadOptions): Segment[] {
-  // Merged as they are made (what mergeSegments does to the whole list, without that list).
+  // Merged as they are made (no list of the unmerged segments).
   const merged: Segment[] = [];
-  for (let r = 0; r + 1 < runs.length; r += 2) {
-    const s = runs[r] * ACTIVITY_HOP_S, e = runs[r + 1] * ACTIVITY_HOP_S + ACTIVITY_WINDOW_S;
-    const last = merged[merged.length - 1];
-    if (last && s - last[1] < o.vadMinGapS) last[1] = Math.max(last[1], e);
-    else merged.push([s, e]);
-  }
+  for (let r = 0; r + 1 < runs.length; r += 2) mergeInto(merged, runs[r] * ACTIVITY_HOP_S, runs[r + 1] * ACTIVITY_HOP_S + ACTIVITY_WINDOW_S, o.vadMinGapS);
   return dropShortSegments(merged, o.vadMinSpeechS);
 }
 
@@ -56,12 +51,15 @@ export function detectSpeechSegments(kernels: ChannelKernels, o: VadOptions): Se
 /** Merge segments separated by gaps shorter than `minGapS` (returns new segments). */
 export function mergeSegments(segments: Segment[], minGapS: number): Segment[] {
   const out: Segment[] = [];
-  for (const [s, e] of segments) {
-    const last = out[out.length - 1];
-    if (last && s - last[1] < minGapS) last[1] = Math.max(last[1], e);
-    else out.push([s, e]);
-  }
+  for (const [s, e] of segments) mergeInto(out, s, e, minGapS);
   return out;
+}
+
+/** Append [s, e] to `out` (ordered by start), or extend its last segment when the gap is under `minGapS`. */
+function mergeInto(out: Segment[], s: number, e: number, minGapS: number): void {
+  const last = out[out.length - 1];
+  if (last && s - last[1] < minGapS) last[1] = Math.max(last[1], e);
+  else out.push([s, e]);
 }
 
 /** Drop segments shorter than `minSpeechS`. */

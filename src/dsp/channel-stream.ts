@@ -815,31 +815,6 @@ export class YinFrameStream {
   }
 }
 
-/** YIN (yinFrames) on frames of a decimated signal fed in chunks: period and aperiodicity per frame, as ChannelKernels.yin gives them on the whole signal. */
-export class YinStream {
-  readonly period: Float32Array;
-  readonly aperiodicity: Float32Array;
-  private readonly frames: YinFrameStream;
-
-  /** `total` is the decimated signal's length; frames that do not fit keep period 0 and aperiodicity 1. */
-  constructor(arena: Arena, starts: Int32Array, window: number, tauMin: number, tauMax: number, threshold: number, total: number, maxPush: number) {
-    const count = starts.length;
-    this.period = new Float32Array(count);
-    this.aperiodicity = new Float32Array(count).fill(1);
-    this.frames = new YinFrameStream(arena, starts, window, tauMin, tauMax, threshold, total, maxPush, (memory, p, a, n, which) => {
-      for (let i = 0; i < n; i++) {
-        this.period[which[i]] = memory[p + i];
-        this.aperiodicity[which[i]] = memory[a + i];
-      }
-    });
-  }
-
-  /** Add decimated samples. */
-  push(ptr: number, n: number): void {
-    this.frames.push(ptr, n);
-  }
-}
-
 /** The summed Hann-windowed power spectra (spectrumAccumulate) of frames of a signal fed in chunks, as ChannelKernels.spectrum gives them on the whole signal (frames in ascending order). */
 export class SpectrumStream {
   private readonly power: number;
