@@ -22,11 +22,15 @@ export interface PendingClips extends Iterable<number> {
  * Place the `pending` clips one by one, writing each offset to `offsets` and removing it from
  * `pending`: every clip that matches the residual exactly is placed (identical clips matching at
  * exactly as many offsets as there are of them take those offsets in turn order); when none does,
- * the first clip with a unique partial match is placed and exact matching starts again. Stops when
- * no pending clip can be placed.
+ * the first clip with a unique partial match and no pending twin is placed and exact matching starts
+ * again. Stops when no pending clip can be placed.
  */
 export function peelClips(pending: PendingClips, offsets: Array<number | null>, peeler: ClipPeeler): void {
   const twinsOf = (i: number) => [...pending].filter((j) => peeler.sameSamples(i, j));
+  const hasPendingTwin = (i: number) => {
+    for (const j of pending) if (j !== i && peeler.sameSamples(i, j)) return true;
+    return false;
+  };
   const place = (i: number, o: number) => {
     peeler.place(i, o);
     offsets[i] = o;
@@ -39,7 +43,9 @@ export function peelClips(pending: PendingClips, offsets: Array<number | null>, 
     for (const i of pending) {
       const hits = peeler.fullMatches(i);
       if (hits.length === 0) continue;
-      const twins = hits.length === 1 ? [i] : twinsOf(i);
+      // Twins (clips of the same samples) are placed together, in turn order, once each has its offset: one
+      // offset seen for a clip with a pending twin could be either twin's.
+      const twins = twinsOf(i);
       if (twins.length !== hits.length) continue;
       twins.forEach((j, k) => place(j, hits[k]));
       progress = true;
@@ -47,7 +53,9 @@ export function peelClips(pending: PendingClips, offsets: Array<number | null>, 
     if (progress) continue;
     for (const i of pending) {
       const o = peeler.partialMatch(i);
-      if (o !== null) {
+      // A clip with a pending twin is not placed on part of it: which of the twins is there cannot be
+      // told from the samples (the exact rule above places twins in turn order once all are seen).
+      if (o !== null && !hasPendingTwin(i)) {
         place(i, o);
         progress = true;
         break;

@@ -93,6 +93,26 @@ describe("locateClipsInMix (wasm) against its twin", () => {
   });
 });
 
+describe("twins (the same samples in two turn files)", () => {
+  it("are placed in turn order when the earlier copy is overlapped, not the first one at the only offset seen so far", () => {
+    const random = seededRandom(21);
+    const a = noise(random, 4000, 6000);
+    const b = noise(random, 3000, 6000);
+    // a, then b barging in on a's end, then a again, clean, later on.
+    const offsets = [1000, 4200, 12000];
+    const mix = render([a, b, a], offsets, 17000);
+    for (const clips of [[a, b, Int16Array.from(a)], [Int16Array.from(a), a, b]]) {
+      const want = clips[2] === b ? [1000, 12000, 4200] : offsets;
+      expect(locateClipsInMix(mix, clips)).toEqual(want);
+      expect(locateClipsInMixReference(mix, clips)).toEqual(want);
+      expect(locateClipsInMix(mix, clips, { windowSamples: 4096 })).toEqual(want);
+    }
+    // One copy in the render for two turn files: which turn it is cannot be told; neither is placed.
+    const once = render([a, b], offsets.slice(0, 2), 9000);
+    expect(locateClipsInMix(once, [a, b, Int16Array.from(a)])).toEqual([null, 4200, null]);
+  });
+});
+
 describe("locate kernels step by step", () => {
   it("anchors match anchorPositionsReference for every count and length around the window", () => {
     const random = seededRandom(3);
