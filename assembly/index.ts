@@ -1,5 +1,5 @@
 // The only export surface of the WebAssembly module: the arena plus one `export *` line per kernel file.
-export { arenaAlloc, arenaReset, arenaUsed } from "./memory";
+export { arenaAlloc, arenaReset, arenaRewind, arenaUsed } from "./memory";
 export * from "./kernels/loudness";
 export * from "./kernels/true-peak";
 export * from "./kernels/activity";

@@ -29,3 +29,10 @@ export function arenaUsed(): usize {
   if (arenaTop == 0) arenaReset();
   return arenaTop - ((__heap_base + 15) & ~(<usize>15));
 }
+
+/** Discard the regions handed out after the first `used` bytes (a mark read from arenaUsed); memory already grown stays. */
+export function arenaRewind(used: usize): void {
+  if (arenaTop == 0) arenaReset();
+  const to = ((__heap_base + 15) & ~(<usize>15)) + ((used + 15) & ~(<usize>15));
+  if (to < arenaTop) arenaTop = to;
+}

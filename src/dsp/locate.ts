@@ -246,14 +246,30 @@ export interface LocateOptions {
   windowSamples?: number;
   /** "windowed" (default) or "whole" (the whole render in memory, as before windowing). */
   search?: "windowed" | "whole";
-  /** Told which search gave the result: "whole" also when the windowed search fell back to it. */
-  onSearch?: (search: "windowed" | "whole") => void;
+  /**
+   * Told which search gave the result: "windowed"; "component" when the windowed search's tangled
+   * segments were searched again together; "whole" also when the windowed search fell back to it.
+   */
+  onSearch?: (search: LocateSearch) => void;
+  /**
+   * Render samples a search may hold at once beyond its window: the largest set of tangled segments
+   * searched together, and the longest render searched whole when windows cannot be used.
+   * @defaultValue 4,194,304 (LOCATE_MAX_SEARCH_SAMPLES)
+   */
+  maxSearchSamples?: number;
+  /** Told the clips left unplaced because placing them exactly needs more than maxSearchSamples of render at once. */
+  onOverBudget?: (clips: number[], samplesNeeded: number) => void;
   /** Told the WebAssembly arena bytes the search used (its peak: the arena only grows within a search). */
   onArenaUsed?: (bytes: number) => void;
 }
 
 /** Default samples of render per window (44 s at 24 kHz). */
 export const LOCATE_WINDOW_SAMPLES = 1 << 20;
+/** Default render samples one search may hold at once beyond its window (2.9 min at 24 kHz, about 55 MB of arena). */
+export const LOCATE_MAX_SEARCH_SAMPLES = 1 << 22;
+
+/** Which search placed the clips (see LocateOptions.onSearch). */
+export type LocateSearch = "windowed" | "component" | "whole";
 
 /**
  * Locate clips inside deepeval's combined render, which is a clamped int32 sum of the clips at their
@@ -269,14 +285,24 @@ export const LOCATE_WINDOW_SAMPLES = 1 << 20;
  * summary of each clip (its length and anchors) is held between.
  *
  * A render longer than one window is searched window by window (WindowedClipLocator), with the
- * same results; when the render's layout does not allow that (see WindowedClipLocator), the whole
- * render is searched instead, and a MixSource is then filled a second time.
+ * same results. Segments the windows could not search apart (a clip's audio occurring in two, a
+ * clip across a cut) are searched again, each group of them side by side in one search of their own
+ * (searchTangles), with the same results, reading a MixSource a second time. A search holds at most
+ * `maxSearchSamples` of render beyond its window: a group over it keeps the windowed placements
+ * except for the clips that tied it, which are left unplaced (onOverBudget); the whole render is
+ * searched instead only when a group cannot be searched apart and the render fits the budget.
  */
 export function locateClipsInMix(mix: Int16Array | MixSource, clips: LocateClip[], options: LocateOptions = {}): Array<number | null> {
   const offsets: Array<number | null> = clips.map(() => null);
   const windowSamples = Math.max(WINDOW_FLOOR, Math.floor(options.windowSamples ?? LOCATE_WINDOW_SAMPLES));
+  const budget = Math.max(windowSamples, Math.floor(options.maxSearchSamples ?? LOCATE_MAX_SEARCH_SAMPLES));
   const fits = (length: number) => length > 0 && length <= mix.length;
   const eligibleOf = (catalog: ClipCatalog) => catalog.lengths.flatMap((length, i) => (fits(length) ? [i] : []));
+  let peak = 0;
+  const noteArena = (arena: Arena) => {
+    peak = Math.max(peak, arena.used());
+    options.onArenaUsed?.(peak);
+  };
   // Each clip is read once up front, one at a time: the searches keep its length (and, windowed, its
   // anchors) and read it again when a kernel needs its samples.
   let catalog: ClipCatalog | null = null;
@@ -285,16 +311,28 @@ export function locateClipsInMix(mix: Int16Array | MixSource, clips: LocateClip[
       catalog = new ClipCatalog(clips, (_, length) => fits(length), arena);
       const pending = new Set(eligibleOf(catalog));
       if (pending.size === 0) return null;
-      const ok = new WindowedClipLocator(arena, mix.length, catalog, pending, offsets, windowSamples).run(mix);
-      options.onArenaUsed?.(arena.used());
-      return ok;
+      const locator = new WindowedClipLocator(arena, mix.length, catalog, pending, offsets, windowSamples, undefined, budget / 2);
+      const ok = locator.run(mix);
+      noteArena(arena);
+      return ok ? locator.tangles() : false;
     });
     if (done === null) return offsets;
-    if (done) {
+    if (done !== false && done.groups.length === 0) {
       options.onSearch?.("windowed");
       return offsets;
     }
+    if (done !== false && searchTangles(mix, clips, done, offsets, fits, budget, options, noteArena)) {
+      options.onSearch?.("component");
+      return offsets;
+    }
     offsets.fill(null);
+    if (mix.length > budget) {
+      // No window can be trusted and the whole render is over the budget: nothing is placed.
+      const all = eligibleOf(catalog as unknown as ClipCatalog);
+      if (all.length > 0) options.onOverBudget?.(all, mix.length);
+      options.onSearch?.("windowed");
+      return offsets;
+    }
   }
   const all: ClipCatalog = catalog ?? new ClipCatalog(clips, () => false);
   const pending = new Set(eligibleOf(all));
@@ -302,20 +340,232 @@ export function locateClipsInMix(mix: Int16Array | MixSource, clips: LocateClip[
   options.onSearch?.("whole");
   return withArena((arena) => {
     peelClips(pending, offsets, new ClipLocatorSession(arena, mix, all, pending));
-    options.onArenaUsed?.(arena.used());
+    noteArena(arena);
     return offsets;
   });
+}
+
+/** What the windowed search leaves to a second search: its segments, and those it could not search apart. */
+export interface Tangles {
+  /** Segment s is [starts[s], starts[s + 1]), the last one ending at the render's end. */
+  starts: number[];
+  /** The segment each clip's anchors occurred in (-1: nowhere). */
+  home: Int32Array;
+  /** 1 for the clips that tied segments (their anchors occurred in two, or across a cut). */
+  cross: Uint8Array;
+  /** Tied segments, grouped. */
+  groups: Tangle[];
+}
+
+/** Segments that must be searched together, and the clips whose anchors occurred in them. */
+export interface Tangle {
+  segments: number[];
+  clips: number[];
+}
+
+/** A part of a tangle as the second search lays it out: MARGIN render samples before it (fewer at the render's start or after the previous part), then its samples. */
+interface VirtualPart {
+  /** First render sample held (the margin's), and the end of the part. */
+  realFrom: number;
+  realTo: number;
+  /** Where the part's first held sample, and its own first sample, lie in the search's render. */
+  vFrom: number;
+  vStart: number;
+}
+
+/** The parts of a tangle (runs of consecutive segments), with their margins, side by side. */
+function layoutParts(segments: number[], starts: number[], n: number): VirtualPart[] {
+  const out: VirtualPart[] = [];
+  let v = 0;
+  let previousEnd = 0;
+  const sorted = [...segments].sort((a, b) => a - b);
+  for (let k = 0; k < sorted.length; ) {
+    let last = k;
+    while (last + 1 < sorted.length && sorted[last + 1] === sorted[last] + 1) last++;
+    const start = starts[sorted[k]];
+    const end = sorted[last] + 1 < starts.length ? starts[sorted[last] + 1] : n;
+    const margin = Math.min(MARGIN, start - previousEnd);
+    out.push({ realFrom: start - margin, realTo: end, vFrom: v, vStart: v + margin });
+    v += end - start + margin;
+    previousEnd = end;
+    k = last + 1;
+  }
+  return out;
+}
+
+/** Samples held by the parts. */
+function partsLength(parts: VirtualPart[]): number {
+  const last = parts[parts.length - 1];
+  return last ? last.vFrom + (last.realTo - last.realFrom) : 0;
+}
+
+/**
+ * Search each tangle again, its parts side by side in one render of their own, as the whole search
+ * would: a tangle's clips occur only in its parts, so the whole search makes the same placements
+ * there. The search checks this again as it goes; an anchor occurrence across a part's edge, or of
+ * a clip from outside the tangle, adds the segment or clip it names (and the tangle holding it) and
+ * the tangle is searched again. A tangle over `budget` samples keeps the windowed search's
+ * placements except for the clips that tied it, which are left unplaced (onOverBudget). False when
+ * a tangle cannot be searched apart and the whole render, within the budget, is to be searched instead.
+ */
+function searchTangles(
+  mix: Int16Array | MixSource,
+  clips: LocateClip[],
+  found: Tangles,
+  offsets: Array<number | null>,
+  fits: (length: number) => boolean,
+  budget: number,
+  options: LocateOptions,
+  noteArena: (arena: Arena) => void,
+): boolean {
+  const n = mix.length;
+  const { starts, home, cross } = found;
+  const groups: Array<Tangle | null> = found.groups.map((g) => ({ segments: [...g.segments], clips: [...g.clips] }));
+  const owner = new Int32Array(starts.length).fill(-1);
+  groups.forEach((g, k) => g?.segments.forEach((s) => (owner[s] = k)));
+  /** Add clip `i` or the segments [from, to] (with the tangles holding them) to tangle k; false when it holds them already. */
+  const widen = (k: number, wants: NeedsWholeSearch): boolean => {
+    const t = groups[k] as Tangle;
+    const i = wants.clip;
+    let [from, to] = wants.segments ?? [-1, -2];
+    let grew = false;
+    if (i !== undefined && !t.clips.includes(i)) {
+      t.clips.push(i);
+      grew = true;
+      if (home[i] >= 0) from = to = home[i];
+    }
+    for (let s = from; s <= to; s++) {
+      if (owner[s] === k) continue;
+      const other = owner[s] >= 0 ? groups[owner[s]] : null;
+      const added = other ? other.segments : [s];
+      for (const x of added) owner[x] = k;
+      t.segments.push(...added);
+      if (other) {
+        for (const c of other.clips) if (!t.clips.includes(c)) t.clips.push(c);
+        groups[groups.indexOf(other)] = null;
+      }
+      // The clips whose anchors occurred in the added segments come with them.
+      const fresh = new Set(added);
+      for (let c = 0; c < home.length; c++) if (fresh.has(home[c]) && !t.clips.includes(c)) t.clips.push(c);
+      grew = true;
+    }
+    return grew;
+  };
+  return withArena((arena) => {
+    const catalog = new ClipCatalog(clips, (_, length) => fits(length), arena);
+    const mark = arena.used();
+    for (let k = 0; k < groups.length; k++) {
+      for (;;) {
+        const t = groups[k];
+        if (!t) break;
+        const parts = layoutParts(t.segments, starts, n);
+        const length = partsLength(parts);
+        if (length > budget) {
+          const tied = t.clips.filter((i) => cross[i]).sort((a, b) => a - b);
+          for (const i of tied) offsets[i] = null;
+          options.onOverBudget?.(tied, length);
+          break;
+        }
+        const mine = new Set(t.clips.filter((i) => fits(catalog.lengths[i])).sort((a, b) => a - b));
+        const foreign = catalog.lengths.flatMap((len, i) => (fits(len) && !mine.has(i) ? [i] : []));
+        const local: Array<number | null> = clips.map(() => null);
+        const locator = new WindowedClipLocator(arena, length, catalog, new Set(mine), local, length, { parts, realLength: n, starts, foreign });
+        const ok = locator.run(partsOf(mix, parts, length));
+        noteArena(arena);
+        arena.rewind(mark);
+        if (ok) {
+          for (const i of mine) {
+            const o = local[i];
+            offsets[i] = o === null ? null : toRender(parts, o);
+          }
+          break;
+        }
+        if (locator.wants && widen(k, locator.wants)) continue;
+        // Nothing to add that would help: the whole render, if it fits the budget.
+        if (n <= budget) return false;
+        const tied = t.clips.filter((i) => cross[i]).sort((a, b) => a - b);
+        for (const i of tied) offsets[i] = null;
+        options.onOverBudget?.(tied, n);
+        break;
+      }
+    }
+    return true;
+  });
+}
+
+/** The render offset of an offset `o` of the parts' own render (a clip placed there starts in a part). */
+function toRender(parts: VirtualPart[], o: number): number {
+  const p = parts[partAt(parts, o)];
+  return p.realFrom + (o - p.vFrom);
+}
+
+/** Index of the last of the ascending `values` at or below `x` (0 when none is). */
+function lastAtOrBelow<T>(items: T[], x: number, value: (item: T) => number): number {
+  let lo = 0;
+  let hi = items.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (value(items[mid]) <= x) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+/** Index of the part whose held samples include `v`. */
+const partAt = (parts: VirtualPart[], v: number) => lastAtOrBelow(parts, v, (p) => p.vFrom);
+/** The segment holding render sample `x`. */
+const segmentAt = (starts: number[], x: number) => lastAtOrBelow(starts, x, (s) => s);
+
+/** The render's samples in the parts (with their margins), one after another: read again from the start. */
+function partsOf(mix: Int16Array | MixSource, parts: VirtualPart[], length: number): MixSource {
+  return {
+    length,
+    fill(put) {
+      let p = 0;
+      const forward = (piece: Int16Array, at: number) => {
+        const end = at + piece.length;
+        while (p < parts.length && parts[p].realFrom < end) {
+          const from = Math.max(parts[p].realFrom, at);
+          const to = Math.min(parts[p].realTo, end);
+          if (to > from) put(piece.subarray(from - at, to - at));
+          if (parts[p].realTo > end) return;
+          p++;
+        }
+      };
+      if (mix instanceof Int16Array) forward(mix, 0);
+      else {
+        let at = 0;
+        mix.fill((piece) => {
+          forward(piece, at);
+          at += piece.length;
+        });
+      }
+    },
+  };
 }
 
 /** Smallest window the windowed search accepts (a cut needs room for its margins). */
 const WINDOW_FLOOR = 4096;
 /** Render samples kept before a window's first segment sample: one anchor, so anchors straddling a cut are seen whole. */
 const MARGIN = 24;
-/** Anchor occurrences one scan may report before the search gives up on windows (periodic clips). */
+/** Anchor occurrences one scan reports at most; a range with more (a periodic clip) is scanned in halves. */
 const SCAN_CAP = 1 << 16;
 
-/** Thrown inside MixSource.fill to stop reading: the layout needs the whole-render search. */
-class NeedsWholeSearch extends Error {}
+/** A second search of tangled segments (searchTangles): their parts, the render's length and segments, and the clips from outside the tangle. */
+interface TangleSearch {
+  parts: VirtualPart[];
+  realLength: number;
+  starts: number[];
+  foreign: number[];
+}
+
+/** Thrown inside MixSource.fill to stop reading: the layout needs a larger search. */
+class NeedsWholeSearch extends Error {
+  /** What a second search would need to hold as well to go on: the segments from one to another, or a clip. */
+  constructor(readonly segments?: [number, number], readonly clip?: number) {
+    super("the layout needs a larger search");
+  }
+}
 /** Thrown by a window's peeling when the residual index outgrew its reservation: the window is redone with more room. */
 class IndexFull extends Error {}
 
@@ -338,17 +588,21 @@ interface Occurrences {
  * spans s, and at least MARGIN samples of the window follow s (a quarter window before its end,
  * or just after the placed clips if they end later). When no such s exists (turns overlapping
  * across the window's end), the window is searched again shorter, ending where those turns begin,
- * and only when that fails too does it grow (double).
+ * and only when that fails too does it grow (double), up to `maxWindow`; beyond it the window is cut
+ * anyway and the segments on both sides are tied.
  *
  * The results equal the whole search's when every anchor occurrence of a clip, over all states of
  * all windows, lies in one segment with the clip's whole span inside it: then every query of the
  * whole search sees exactly the candidates the clip's segment sees, placements in one segment never
  * change another's candidates, and the whole search, restricted to one segment, makes the same
  * placements in the same order (its extra passes over other segments' clips change nothing here).
- * The search checks this as it goes and returns false (the caller searches the whole render) when
- * an occurrence breaks it: a clip's anchors occurring in two segments (a clip repeated in the render
- * away from its twins, or a placed clip's audio occurring again later), a clip crossing a cut, or
- * more than SCAN_CAP occurrences in one scan (a periodic clip). Start times in file order are not
+ * The search checks this as it goes. An occurrence that breaks it ties the segments it touches: a
+ * clip's anchors occurring in two segments (a clip repeated in the render away from its twins, or a
+ * placed clip's audio occurring again later), or a clip crossing a cut. Tied segments are searched
+ * again together after the run (tangles(), searchTangles), where the same class checks, over the
+ * tied segments laid side by side (`again`), that nothing occurs across their edges and no other
+ * clip occurs in them, and names what it would need to hold as well when something does (`wants`).
+ * Start times in file order are not
  * required: deepeval's render is ordered by start time and turn files by turn number, and a clip
  * may lie anywhere in the render.
  */
@@ -395,6 +649,15 @@ export class WindowedClipLocator {
   private readonly pool: ClipPool;
   /** The pending clips as the window's peeling sees them: those whose anchors occur in the window. */
   private readonly tryable: WindowPending;
+  /** After a run that failed: what a second search would need to hold as well. */
+  wants: NeedsWholeSearch | null = null;
+  /** Where each segment starts (segment s is [segmentStarts[s], segmentStarts[s + 1] or n)). */
+  private readonly segmentStarts: number[] = [0];
+  /** Union-find over segments: segments tied by a clip whose anchors occur in both. */
+  private readonly parent: number[] = [0];
+  /** The segment each clip's anchors occurred in (-1: none yet), and 1 for clips that tied segments. */
+  private readonly homeSegment: Int32Array;
+  private readonly cross: Uint8Array;
 
   /** `clips`: every pending clip summarised with its anchors. */
   constructor(
@@ -404,10 +667,17 @@ export class WindowedClipLocator {
     private readonly pending: Set<number>,
     private readonly offsets: Array<number | null>,
     windowSamples: number,
+    private readonly again?: TangleSearch,
+    /** Samples a window may grow to before it is cut whatever lies across the cut. */
+    private readonly maxWindow = Infinity,
   ) {
     const k = (this.k = arena.k);
     this.lengths = clips.lengths;
     this.homed = new Uint8Array(clips.count);
+    this.homeSegment = new Int32Array(clips.count).fill(-1);
+    this.cross = new Uint8Array(clips.count);
+    // Searching tangles again: another tangle's clip occurring here breaks the layout at once.
+    for (const i of again?.foreign ?? []) this.homed[i] = 1;
     this.fullAnchor = clips.fullAnchor;
     this.partialCount = clips.partialCount;
     const maxLength = Math.max(...[...pending].map((i) => this.lengths[i]));
@@ -426,8 +696,9 @@ export class WindowedClipLocator {
     const positions = clips.positions;
     const count = positions.length;
     this.anchorClip = new Int32Array(count);
-    for (const i of pending) {
+    for (let i = 0; i < clips.count; i++) {
       const from = clips.anchorStart[i];
+      if (clips.anchorStart[i + 1] === from) continue;
       arena.i32(this.partialAnchors + 4 * PARTIAL_ANCHORS * i, this.partialCount[i]).set(positions.subarray(from, from + this.partialCount[i]));
       this.anchorClip.fill(i, from, clips.anchorStart[i + 1]);
     }
@@ -472,7 +743,10 @@ export class WindowedClipLocator {
       this.window(true);
       return true;
     } catch (e) {
-      if (e instanceof NeedsWholeSearch) return false;
+      if (e instanceof NeedsWholeSearch) {
+        this.wants = e;
+        return false;
+      }
       throw e;
     }
   }
@@ -491,8 +765,9 @@ export class WindowedClipLocator {
   /** Search the buffered window; when it is not the last, cut it and keep its tail, or grow it. */
   private window(last: boolean): void {
     let m = this.filled;
+    let forced = false;
     for (;;) {
-      const cut = this.search(last, m);
+      const cut = this.search(last, m, forced);
       if (cut === "index-full") {
         this.extraEntries *= 2;
         this.allocateWindow();
@@ -506,7 +781,13 @@ export class WindowedClipLocator {
           m = shorter;
           continue;
         }
-        // …else the window grows and is searched again once filled.
+        // …else the window grows and is searched again once filled; a window that may not grow
+        // any more is cut where it would have been, tying the segments on both sides of the cut.
+        if (2 * this.windowSamples > this.maxWindow) {
+          m = this.filled;
+          forced = true;
+          continue;
+        }
         this.windowSamples *= 2;
         this.extraEntries = Math.floor(this.windowSamples / 4) + 64;
         this.allocateWindow();
@@ -522,6 +803,9 @@ export class WindowedClipLocator {
       this.filled -= keepFrom;
       this.start += keepFrom;
       this.segStart = cut;
+      this.segmentStarts.push(cut);
+      this.parent.push(this.parent.length);
+      if (forced) this.union(this.parent.length - 2, this.parent.length - 1);
       return;
     }
   }
@@ -539,7 +823,7 @@ export class WindowedClipLocator {
    * Peel the first `m` samples of the window; the segment's end (the cut), null when no cut fits
    * (blockedAt then says where the turns that prevent one begin), "index-full" to redo with more index room.
    */
-  private search(last: boolean, m: number): number | null | "index-full" {
+  private search(last: boolean, m: number, forced = false): number | null | "index-full" {
     const k = this.k;
     this.windowLength = m;
     this.occ.clear();
@@ -585,7 +869,16 @@ export class WindowedClipLocator {
       cut = clear(Math.max(low, end - MARGIN - Math.floor(m / 4)), true);
       if (cut > end - MARGIN) cut = end - MARGIN;
       cut = clear(cut, false);
-      if (cut < low) {
+      if (cut < low && forced) {
+        // Cut a quarter window before its end whatever lies across: the clips placed or occurring
+        // across the cut tied the two segments (the caller ties them), and are searched again with both.
+        cut = Math.max(this.segStart + 1, this.start + MARGIN + 1, end - MARGIN - Math.floor(m / 4));
+        for (const [i, o] of this.occ) if (o.minOffset < cut + MARGIN && o.maxEnd > cut - MARGIN) this.cross[i] = 1;
+        for (const i of this.placedHere) {
+          const o = this.offsets[i] as number;
+          if (o < cut + MARGIN && o + this.lengths[i] + MARGIN > cut) this.cross[i] = 1;
+        }
+      } else if (cut < low) {
         let blockedAt = cut;
         for (const i of this.placedHere) {
           const o = this.offsets[i] as number;
@@ -597,15 +890,22 @@ export class WindowedClipLocator {
         return null;
       }
     }
-    for (const [i, o] of this.occ) if (!this.pending.has(i) || o.maxEnd <= cut) this.homed[i] = 1;
-    for (const i of this.placedHere) this.homed[i] = 1;
+    for (const [i, o] of this.occ) if (!this.pending.has(i) || o.maxEnd <= cut) this.home(i);
+    for (const i of this.placedHere) this.home(i);
     return cut;
   }
 
   /** Record the anchor occurrences whose stride window starts in [from, to] (window coordinates). */
   private scan(from: number, to: number): void {
     const count = this.k.locateScanAnchors(this.state, this.tableAnchors, this.tableHead, this.tableBuckets, this.tableEntries, from, to, this.scanOut, SCAN_CAP);
-    if (count === INDEX_FULL) throw new NeedsWholeSearch();
+    if (count === INDEX_FULL) {
+      // More occurrences than the buffer holds (a periodic clip): the range in halves.
+      if (to - from < KEY_STRIDE) throw new NeedsWholeSearch();
+      const mid = from + Math.floor((to - from) / 2);
+      this.scan(from, mid);
+      this.scan(mid + 1, to);
+      return;
+    }
     const found = this.arena.i32(this.scanOut, 2 * checkStatus(count, "locateScanAnchors"));
     for (let f = 0; f < found.length; f += 2) {
       const x = this.start + found[f];
@@ -615,8 +915,14 @@ export class WindowedClipLocator {
       const i = this.anchorClip[a];
       const o = x - this.anchorPos[a];
       const end = o + this.lengths[i];
-      if (o < 0 || end > this.n) continue;
-      if (this.homed[i] || o < this.segStart) throw new NeedsWholeSearch();
+      if (this.again) {
+        if (!this.withinPart(x, o, end)) continue;
+      } else if (o < 0 || end > this.n) continue;
+      if (this.homed[i] || o < this.segStart) {
+        if (this.again) throw new NeedsWholeSearch(undefined, i);
+        this.tie(i, o);
+        continue;
+      }
       const seen = this.occ.get(i);
       if (!seen) {
         this.occ.set(i, { minOffset: o, maxEnd: end });
@@ -627,6 +933,75 @@ export class WindowedClipLocator {
         seen.maxEnd = Math.max(seen.maxEnd, end);
       }
     }
+  }
+
+  /** Clip `i`'s anchors occurred in the segment being closed: it belongs there. */
+  private home(i: number): void {
+    this.homed[i] = 1;
+    const s = this.segmentStarts.length - 1;
+    if (this.homeSegment[i] < 0) this.homeSegment[i] = s;
+    else if (this.homeSegment[i] !== s) this.tie(i, this.segStart);
+  }
+
+  /**
+   * Clip `i`'s anchors occur in this segment though it belongs to another, or it starts (at `o`)
+   * before this segment: the segments it touches are tied, to be searched again together.
+   */
+  private tie(i: number, o: number): void {
+    const s = this.segmentStarts.length - 1;
+    this.cross[i] = 1;
+    if (this.homeSegment[i] < 0) this.homeSegment[i] = s;
+    this.union(this.homeSegment[i], s);
+    for (let t = segmentAt(this.segmentStarts, Math.max(0, o)); t < s; t++) this.union(t, s);
+  }
+
+  private find(s: number): number {
+    while (this.parent[s] !== s) s = this.parent[s] = this.parent[this.parent[s]];
+    return s;
+  }
+
+  private union(a: number, b: number): void {
+    const ra = this.find(a);
+    const rb = this.find(b);
+    if (ra !== rb) this.parent[Math.max(ra, rb)] = Math.min(ra, rb);
+  }
+
+
+  /**
+   * Searching tangles again: whether the occurrence at `o` (anchor at `x`) of a clip ending at `end`
+   * lies in the render at all (false: skip it, as the whole search would); throws when it lies in
+   * the render but not wholly inside one part (the parts alone cannot answer for it).
+   */
+  private withinPart(x: number, o: number, end: number): boolean {
+    const parts = (this.again as TangleSearch).parts;
+    const p = parts[partAt(parts, x)];
+    const realStart = p.realFrom + (o - p.vFrom);
+    if (realStart < 0 || realStart + (end - o) > (this.again as TangleSearch).realLength) return false;
+    const again = this.again as TangleSearch;
+    if (o < p.vStart || end > p.vFrom + (p.realTo - p.realFrom)) {
+      throw new NeedsWholeSearch([segmentAt(again.starts, realStart), segmentAt(again.starts, realStart + (end - o) - 1)]);
+    }
+    return true;
+  }
+
+  /** After run(): the segments, and those tied together, grouped, with their clips (no group when every segment stood alone). */
+  tangles(): Tangles {
+    const groups = new Map<number, Tangle>();
+    const segments = this.segmentStarts.length;
+    const size = new Int32Array(segments);
+    for (let s = 0; s < segments; s++) size[this.find(s)]++;
+    for (let s = 0; s < segments; s++) {
+      const r = this.find(s);
+      if (size[r] < 2) continue;
+      let g = groups.get(r);
+      if (!g) groups.set(r, (g = { segments: [], clips: [] }));
+      g.segments.push(s);
+    }
+    for (let i = 0; i < this.homeSegment.length; i++) {
+      const g = this.homeSegment[i] < 0 ? undefined : groups.get(this.find(this.homeSegment[i]));
+      g?.clips.push(i);
+    }
+    return { starts: this.segmentStarts, home: this.homeSegment, cross: this.cross, groups: [...groups.values()] };
   }
 
   /** Whether the kernels can be asked about clip `i` in this window: its anchors occur here and it fits. */

@@ -148,6 +148,8 @@ export class Arena {
     return ptr;
   }
   reset(): void { this.k.arenaReset(); }
+  /** Discard the regions allocated after `mark` (a value of used()): their pointers and views are stale. */
+  rewind(mark: number): void { this.k.arenaRewind(mark); }
 }
 
 /**

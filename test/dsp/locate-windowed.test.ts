@@ -77,18 +77,20 @@ describe("windowed clip search", () => {
   it("gives the whole search's offsets on random renders (overlaps, clamping, repeats, absent, altered, reordered clips), as an array and as pieces", () => {
     for (const seed of [20260115, 77]) {
       const random = seededRandom(seed);
-      const used = { windowed: 0, whole: 0 };
+      const used = { windowed: 0, component: 0, whole: 0 };
       let placed = 0;
       for (let s = 0; s < 1000; s++) {
         const { mix, clips } = makeScenario(random);
         const want = whole(mix, clips);
-        const got = windowed(s % 2 ? source(mix, random) : mix, clips, { windowSamples: 4096 });
+        const got = windowed(s % 2 ? source(mix, random) : mix, clips, { windowSamples: 4096, onOverBudget: () => expect.fail(`seed ${seed}, scenario ${s}: over the budget`) });
         expect(got.offsets, `seed ${seed}, scenario ${s}, ${got.search}`).toEqual(want);
         if (got.search) used[got.search as "whole"]++;
         placed += want.filter((o) => o !== null).length;
       }
-      // Both paths must be exercised, or the comparison proves little.
+      // Every path must be exercised, or the comparison proves little: windows alone, tangled
+      // segments searched again (repeated clips), and the whole search (renders within one window).
       expect(used.windowed).toBeGreaterThan(500);
+      expect(used.component).toBeGreaterThan(40);
       expect(used.whole).toBeGreaterThan(60);
       expect(placed).toBeGreaterThan(1300);
     }
@@ -186,7 +188,7 @@ describe("windowed clip search", () => {
     expect(() => locateClipsInMix(mix, [shrinking, ...clips.slice(1)], { windowSamples: 1 << 14 })).toThrow(/clip 0 gave .* when read again/);
   });
 
-  it("falls back to the whole search, reading the render again, when a clip's audio occurs in two segments", () => {
+  it("searches the segments a clip's audio occurs in again, together, reading the render again", () => {
     const random = seededRandom(6);
     const a = speech(random, 4000);
     const b = speech(random, 3000);
@@ -198,10 +200,88 @@ describe("windowed clip search", () => {
       const input = source(mix, random);
       const got = windowed(input, clips, { windowSamples: 8192 });
       expect(got.offsets).toEqual(whole(mix, clips));
-      expect(got.search).toBe(clips.length === 1 ? "windowed" : "whole");
+      expect(got.search).toBe(clips.length === 1 ? "windowed" : "component");
       expect(input.fills).toBe(clips.length === 1 ? 1 : 2);
     }
     expect(whole(mix, [a, b])).toEqual([null, 9000]);
+  });
+
+  it("places a reply repeated far apart in a long conversation as the whole search does, holding only the segments it occurs in", () => {
+    const random = seededRandom(12);
+    const { clips, offsets } = conversation(random, 240, () => randomInt(random, 6000, 14000), (i) => (i % 7 === 6 ? -randomInt(random, 300, 1500) : randomInt(random, 200, 4000)));
+    for (const copies of [2, 3, 8, 9]) {
+      // Turns far apart say the same thing: the same samples in `copies` turn files.
+      const said = clips[10];
+      const at = Array.from({ length: copies }, (_, c) => 10 + Math.floor((c * 229) / Math.max(1, copies - 1)));
+      const list = clips.map((c, i) => (at.includes(i) ? said : c));
+      const layoutOffsets = offsets.slice();
+      const mix = render(list, layoutOffsets, Math.max(...list.map((c, i) => layoutOffsets[i] + c.length)) + 500);
+      const want = whole(mix, list);
+      let bytes = 0;
+      const got = windowed(source(mix, random), list, { windowSamples: 1 << 15, onArenaUsed: (b) => (bytes = b), onOverBudget: () => expect.fail("over the budget") });
+      expect(got, `${copies} copies`).toEqual({ offsets: want, search: "component" });
+      // Up to 8 copies are placed in turn order; the whole search cannot tell 9 apart (it sees 8 offsets at most).
+      for (const i of at) expect(want[i], `${copies} copies, turn ${i}`).toBe(copies <= 8 ? layoutOffsets[i] : null);
+      expect(want.filter((o, i) => o === layoutOffsets[i]).length).toBeGreaterThan(0.9 * list.length);
+      // The tangled segments, not the render (the whole search holds about 11 bytes a render sample).
+      let wholeBytes = 0;
+      locateClipsInMix(mix, list, { search: "whole", onArenaUsed: (b) => (wholeBytes = b) });
+      expect(bytes, `${copies} copies`).toBeLessThan(copies <= 3 ? wholeBytes / 4 : wholeBytes);
+    }
+  });
+
+  it("over its budget, leaves the clips that tie segments unplaced and says so, placing the others; its arena stays bounded", () => {
+    const random = seededRandom(14);
+    const turns = conversation(random, 160, () => randomInt(random, 5000, 12000), (i) => (i % 7 === 6 ? -randomInt(random, 300, 1500) : randomInt(random, 200, 3000)));
+    const canned = turns.clips[3];
+    const arenaOf = (stretch: number) => {
+      // Every tenth turn is the same canned reply; the silences are `stretch` times longer.
+      const list = turns.clips.map((c, i) => (i % 10 === 3 ? canned : c));
+      const offsets = turns.offsets.map((o, i) => o + (stretch - 1) * 3000 * i);
+      const mix = render(list, offsets, Math.max(...list.map((c, i) => offsets[i] + c.length)) + 100);
+      const left: number[][] = [];
+      let bytes = 0;
+      const budget = 1 << 17;
+      const got = windowed(source(mix, random), list, { windowSamples: 1 << 15, maxSearchSamples: budget, onArenaUsed: (b) => (bytes = b), onOverBudget: (c, needed) => {
+        expect(needed).toBeGreaterThan(budget);
+        left.push(c);
+      } });
+      const cannedTurns = list.flatMap((_, i) => (i % 10 === 3 ? [i] : []));
+      expect(left.flat().sort((a, b) => a - b), `stretch ${stretch}`).toEqual(cannedTurns);
+      list.forEach((_, i) => expect(got.offsets[i], `stretch ${stretch}, turn ${i}`).toBe(i % 10 === 3 ? null : offsets[i]));
+      return { bytes, samples: mix.length };
+    };
+    const short = arenaOf(1);
+    const long = arenaOf(8);
+    expect(long.samples).toBeGreaterThan(2 * short.samples);
+    expect(long.bytes).toBeLessThan(40 * (1 << 17));
+    expect(long.bytes).toBeLessThan(1.5 * short.bytes);
+  });
+
+  it("with a small budget, never places a clip where the whole search places it elsewhere, and holds an arena bounded by the budget", () => {
+    const random = seededRandom(16);
+    let over = 0;
+    let same = 0;
+    for (let s = 0; s < 600; s++) {
+      const { mix, clips } = makeScenario(random);
+      const want = whole(mix, clips);
+      let bytes = 0;
+      const got = locateClipsInMix(mix, clips, { windowSamples: 4096, maxSearchSamples: 4096, onArenaUsed: (b) => (bytes = b), onOverBudget: (left) => {
+        over++;
+        for (const i of left) expect(clips[i], `scenario ${s}`).not.toBeNull();
+      } });
+      got.forEach((o, i) => {
+        if (o !== null && want[i] !== null) expect(o, `scenario ${s}, clip ${i}`).toBe(want[i]);
+      });
+      if (got.every((o, i) => o === want[i])) same++;
+      // The scan buffer (512 KB), a window of two of the longest clips (or of the budget) at about 13
+      // bytes a sample plus index room, and the clips tried: whatever the budget leaves out.
+      const longest = Math.max(0, ...clips.map((c) => (c && c.length <= mix.length ? c.length : 0)));
+      const total = clips.reduce((sum, c) => sum + (c && c.length <= mix.length ? c.length : 0), 0);
+      if (mix.length > 4096) expect(bytes, `scenario ${s}`).toBeLessThan((1 << 19) + 4 * total + 20 * Math.max(4096, 2 * longest + 96));
+    }
+    expect(over).toBeGreaterThan(20);
+    expect(same).toBeGreaterThan(450);
   });
 
   it("holds an arena bounded whatever the render's length; the whole search's grows with it", () => {

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { decodeAudio, downmixTruncating, writeWavPcm16 } from "../../src/audio/index.js";
 import { openCompatRecordingReader } from "../../src/audio/wav-range.js";
-import { LOCATE_WINDOW_SAMPLES, locateClipsInMix } from "../../src/dsp/locate.js";
+import { LOCATE_MAX_SEARCH_SAMPLES, LOCATE_WINDOW_SAMPLES, locateClipsInMix } from "../../src/dsp/locate.js";
 import { listSimTurnFiles, loadSimConversation } from "../../src/ingest/formats/deepeval-sim.js";
 import { buildWav } from "../audio/wav-builder.js";
 import { seededRandom } from "../helpers/random.js";
@@ -29,7 +29,7 @@ function render(clips: Int16Array[], offsets: number[]): Int16Array {
 }
 
 /** A simulation folder of `turns` clips (some overlapping) and its render as `renderBytes` makes it. */
-function folder(name: string, rate: number, turns: number, seed: number, renderBytes: (mono: Int16Array) => Uint8Array): string {
+function folder(name: string, rate: number, turns: number, seed: number, renderBytes: (mono: Int16Array) => Uint8Array, sameAs?: (i: number) => number): string {
   const dir = join(tmp, name);
   mkdirSync(dir);
   const random = seededRandom(seed);
@@ -37,7 +37,9 @@ function folder(name: string, rate: number, turns: number, seed: number, renderB
   const offsets: number[] = [];
   let at = Math.round(0.2 * rate);
   for (let i = 0; i < turns; i++) {
-    const c = clip(0.5 + 1.5 * random(), rate, random);
+    const fresh = clip(0.5 + 1.5 * random(), rate, random);
+    // A turn that says what an earlier one said: the same samples in its own file.
+    const c = sameAs && sameAs(i) < i ? clips[sameAs(i)] : fresh;
     clips.push(c);
     offsets.push(at);
     writeFileSync(join(dir, `deepeval-turn-${Math.floor(i / 2)}-${i % 2 ? "assistant" : "user"}.wav`), writeWavPcm16(c, rate));
@@ -144,5 +146,34 @@ describe("simulation folders: the render streamed from disk ≡ decoded whole", 
         expect(starts.filter((s) => s !== null).length, name).toBeGreaterThanOrEqual(90);
       }
     }
+  });
+
+  it("a reply repeated far apart in a long render: the segments it ties are searched again together, the same as before", () => {
+    // Turn 81 says what turn 5 said, about 1.7 M samples later.
+    const dir = folder("repeated", 24000, 96, 7, (m) => writeWavPcm16(m, 24000), (i) => (i === 81 ? 5 : i));
+    const mix = decodeAudio(new Uint8Array(readFileSync(join(dir, "deepeval-conversation.wav"))), { compat: "deepeval" });
+    const clips = listSimTurnFiles(dir).map((f) => decodeAudio(new Uint8Array(readFileSync(join(dir, f.name))), { compat: "deepeval" }).samples);
+    let search = "";
+    locateClipsInMix(mix.samples, clips, { onSearch: (s) => (search = s) });
+    expect(search).toBe("component");
+    const starts = expectSameAsWhole(dir, 4099);
+    // Both copies placed, in turn order.
+    expect([starts[5], starts[81]].every((s) => s !== null)).toBe(true);
+    expect(starts[81]! - starts[5]!).toBeGreaterThan(LOCATE_WINDOW_SAMPLES / 24000);
+  });
+
+  it("a reply canned in twelve turns across more render than the search holds: those turns left unplaced with a warning naming them, the others placed as before", () => {
+    const dir = folder("canned", 24000, 230, 8, (m) => writeWavPcm16(m, 24000), (i) => (i % 20 === 9 ? 9 : i));
+    const want = wholeStarts(dir);
+    const { testCase, warnings } = loadSimConversation(dir, {});
+    const starts = testCase.turns.map((t) => t.audio!.start_time);
+    const canned = listSimTurnFiles(dir).flatMap((f, i) => (i % 20 === 9 ? [f.name] : []));
+    expect(canned).toHaveLength(12);
+    // Twelve copies: the whole search cannot tell them apart either (it sees eight offsets at most).
+    expect(starts).toEqual(want.starts);
+    expect(starts.filter((s) => s === null)).toHaveLength(12);
+    const over = warnings.find((w) => w.includes("more than the clip search holds"));
+    expect(over).toMatch(new RegExp(`^start_time left null for ${canned.join(", ")}: their audio recurs across [0-9.]+ s of deepeval-conversation.wav, more than the clip search holds at once \\(${(LOCATE_MAX_SEARCH_SAMPLES / 24000).toFixed(1)} s\\)$`));
+    expect(warnings.filter((w) => w !== over)).toEqual(want.warnings);
   });
 });

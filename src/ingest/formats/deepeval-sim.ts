@@ -1,9 +1,9 @@
 // deepeval voice-simulation output folders (formats.md F2): turn files in order, start times recovered from the combined render; one call per folder.
 import { closeSync, fstatSync, openSync, readdirSync, readSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { decodeAudio, downmixTruncating, type DecodedAudio } from "../../audio/index.js";
 import { openCompatRecordingReader, type RecordingReader } from "../../audio/wav-range.js";
-import { locateClipsInMix, type ClipReader, type MixSource } from "../../dsp/locate.js";
+import { LOCATE_MAX_SEARCH_SAMPLES, locateClipsInMix, type ClipReader, type MixSource } from "../../dsp/locate.js";
 import { Audio, audioInit, guessMimeType } from "../../model/audio.js";
 import { encodeBase64 } from "../../model/base64.js";
 import type { CompatMode } from "../../model/codec.js";
@@ -197,7 +197,12 @@ function recoverStartTimes(
         for (const c of mix.chunks()) put(downmixTruncating(c.samples.subarray(0, c.frames * mix.channels), mix.channels));
       },
     };
-    return locateClipsInMix(render, clips).map((o) => (o === null ? null : o / mix.sampleRate));
+    const names = clipPaths.map((p) => basename(p));
+    const onOverBudget = (left: number[], samples: number) =>
+      warnings.push(
+        `start_time left null for ${left.map((i) => names[i]).join(", ")}: their audio recurs across ${(samples / mix.sampleRate).toFixed(1)} s of ${SIM_CONVERSATION_FILE}, more than the clip search holds at once (${(LOCATE_MAX_SEARCH_SAMPLES / mix.sampleRate).toFixed(1)} s)`,
+      );
+    return locateClipsInMix(render, clips, { onOverBudget }).map((o) => (o === null ? null : o / mix.sampleRate));
   } finally {
     mix.dispose();
   }
