@@ -311,7 +311,7 @@ export function locateClipsInMix(mix: Int16Array | MixSource, clips: LocateClip[
       catalog = new ClipCatalog(clips, (_, length) => fits(length), arena);
       const pending = new Set(eligibleOf(catalog));
       if (pending.size === 0) return null;
-      const locator = new WindowedClipLocator(arena, mix.length, catalog, pending, offsets, windowSamples, undefined, budget / 2);
+      const locator = new WindowedClipLocator(arena, mix.length, catalog, pending, offsets, windowSamples);
       const ok = locator.run(mix);
       noteArena(arena);
       return ok ? locator.tangles() : false;
@@ -349,6 +349,8 @@ export function locateClipsInMix(mix: Int16Array | MixSource, clips: LocateClip[
 export interface Tangles {
   /** Segment s is [starts[s], starts[s + 1]), the last one ending at the render's end. */
   starts: number[];
+  /** The residual each segment but the last left in its last MARGIN samples. */
+  tails: Int32Array[];
   /** The segment each clip's anchors occurred in (-1: nowhere). */
   home: Int32Array;
   /** 1 for the clips that tied segments (their anchors occurred in two, or across a cut). */
@@ -458,8 +460,16 @@ function searchTangles(
       for (;;) {
         const t = groups[k];
         if (!t) break;
+        // A part right after another tangle's segment takes that tangle in: a margin holds the
+        // residual its segment was left with by the windowed search, which another tangle may change.
+        const before = t.segments.find((s) => s > 0 && owner[s - 1] >= 0 && owner[s - 1] !== k);
+        if (before !== undefined && widen(k, new NeedsWholeSearch([before - 1, before - 1]))) continue;
         const parts = layoutParts(t.segments, starts, n);
         const length = partsLength(parts);
+        const margins = parts.flatMap((p): Margin[] => {
+          const margin = p.vStart - p.vFrom;
+          return margin === 0 ? [] : [{ at: p.vFrom, values: found.tails[segmentAt(starts, p.realFrom + margin) - 1].subarray(MARGIN - margin) }];
+        });
         if (length > budget) {
           const tied = t.clips.filter((i) => cross[i]).sort((a, b) => a - b);
           for (const i of tied) offsets[i] = null;
@@ -469,7 +479,7 @@ function searchTangles(
         const mine = new Set(t.clips.filter((i) => fits(catalog.lengths[i])).sort((a, b) => a - b));
         const foreign = catalog.lengths.flatMap((len, i) => (fits(len) && !mine.has(i) ? [i] : []));
         const local: Array<number | null> = clips.map(() => null);
-        const locator = new WindowedClipLocator(arena, length, catalog, new Set(mine), local, length, { parts, realLength: n, starts, foreign });
+        const locator = new WindowedClipLocator(arena, length, catalog, new Set(mine), local, length, { parts, realLength: n, starts, foreign, margins });
         const ok = locator.run(partsOf(mix, parts, length));
         noteArena(arena);
         arena.rewind(mark);
@@ -557,6 +567,13 @@ interface TangleSearch {
   realLength: number;
   starts: number[];
   foreign: number[];
+  margins: Margin[];
+}
+
+/** Residual values at a window offset. */
+interface Margin {
+  at: number;
+  values: Int32Array;
 }
 
 /** Thrown inside MixSource.fill to stop reading: the layout needs a larger search. */
@@ -573,23 +590,28 @@ class IndexFull extends Error {}
 interface Occurrences {
   minOffset: number;
   maxEnd: number;
+  /** Each offset (null once there are more than MAX_OFFSETS: [minOffset, maxEnd) stands for them). */
+  at: number[] | null;
 }
+
+/** Offsets of one clip's occurrences kept apart in a window. */
+const MAX_OFFSETS = 64;
 
 /**
  * The windowed search: the same placements as the whole-render search (peelClips over one
  * ClipLocatorSession), holding only a window of the render at a time.
  *
  * The render is cut into segments [s₀, s₁), [s₁, s₂), …; a window holds its segment plus MARGIN
- * samples before it and whatever follows up to the window's end. Every state the residual takes is
+ * samples before it (holding the residual the previous segment left there) and whatever follows up
+ * to the window's end. Every state the residual takes is
  * scanned for every anchor of every clip (full-match and partial-match anchors, locateScanAnchors):
  * the whole window once, then the span each placement changed. A clip whose anchors occur nowhere in
  * the window cannot match there, so it is not tried. A window is cut at s (the next segment's
- * start) where no placed clip reaches within MARGIN of s, no clip whose anchors occur in the window
- * spans s, and at least MARGIN samples of the window follow s (a quarter window before its end,
- * or just after the placed clips if they end later). When no such s exists (turns overlapping
- * across the window's end), the window is searched again shorter, ending where those turns begin,
- * and only when that fails too does it grow (double), up to `maxWindow`; beyond it the window is cut
- * anyway and the segments on both sides are tied.
+ * start) where no placed clip reaches past s, no occurrence of a pending clip spans s, and at least
+ * MARGIN samples of the window follow s (a quarter window before its end, or just after the placed
+ * clips if they end later). When no such s exists (turns overlapping across the window's end), the
+ * window is searched again shorter, ending where those turns begin; when that fails too it is cut
+ * anyway and the segments on both sides are tied. A window never grows.
  *
  * The results equal the whole search's when every anchor occurrence of a clip, over all states of
  * all windows, lies in one segment with the clip's whole span inside it: then every query of the
@@ -651,6 +673,10 @@ export class WindowedClipLocator {
   private readonly tryable: WindowPending;
   /** After a run that failed: what a second search would need to hold as well. */
   wants: NeedsWholeSearch | null = null;
+  /** The residual each segment but the last left in its last MARGIN samples. */
+  private readonly tails: Int32Array[] = [];
+  /** Residual values written over the window's after it is initialised from the render (its margins). */
+  private carry: Margin[];
   /** Where each segment starts (segment s is [segmentStarts[s], segmentStarts[s + 1] or n)). */
   private readonly segmentStarts: number[] = [0];
   /** Union-find over segments: segments tied by a clip whose anchors occur in both. */
@@ -668,8 +694,6 @@ export class WindowedClipLocator {
     private readonly offsets: Array<number | null>,
     windowSamples: number,
     private readonly again?: TangleSearch,
-    /** Samples a window may grow to before it is cut whatever lies across the cut. */
-    private readonly maxWindow = Infinity,
   ) {
     const k = (this.k = arena.k);
     this.lengths = clips.lengths;
@@ -678,6 +702,7 @@ export class WindowedClipLocator {
     this.cross = new Uint8Array(clips.count);
     // Searching tangles again: another tangle's clip occurring here breaks the layout at once.
     for (const i of again?.foreign ?? []) this.homed[i] = 1;
+    this.carry = again?.margins ?? [];
     this.fullAnchor = clips.fullAnchor;
     this.partialCount = clips.partialCount;
     const maxLength = Math.max(...[...pending].map((i) => this.lengths[i]));
@@ -781,23 +806,18 @@ export class WindowedClipLocator {
           m = shorter;
           continue;
         }
-        // …else the window grows and is searched again once filled; a window that may not grow
-        // any more is cut where it would have been, tying the segments on both sides of the cut.
-        if (2 * this.windowSamples > this.maxWindow) {
-          m = this.filled;
-          forced = true;
-          continue;
-        }
-        this.windowSamples *= 2;
-        this.extraEntries = Math.floor(this.windowSamples / 4) + 64;
-        this.allocateWindow();
-        const grown = this.arena.allocI16(this.windowSamples);
-        this.arena.u8(0, grown + 2 * this.filled).copyWithin(grown, this.mixBuf, this.mixBuf + 2 * this.filled);
-        this.mixBuf = grown;
-        return;
+        // …else it is cut where it would have been whatever lies across, tying the segments on both
+        // sides of the cut (searched again together after the run): a window never grows.
+        m = this.filled;
+        forced = true;
+        continue;
       }
       if (last) return;
       const keepFrom = cut - MARGIN - this.start;
+      // The residual before the cut, as this segment leaves it: the next window's margin.
+      const tail = Int32Array.from(this.arena.i32(this.residual + 4 * keepFrom, MARGIN));
+      this.tails.push(tail);
+      this.carry = [{ at: 0, values: tail }];
       this.arena.u8(0, this.mixBuf + 2 * this.filled).copyWithin(this.mixBuf, this.mixBuf + 2 * keepFrom, this.mixBuf + 2 * this.filled);
       this.pool.keep((i) => this.pending.has(i) && !this.homed[i]);
       this.filled -= keepFrom;
@@ -830,6 +850,8 @@ export class WindowedClipLocator {
     this.tryable.clear();
     this.placedHere = [];
     checkStatus(k.locateInit(this.state, this.mixBuf, m, this.residual, this.wild, this.head, k.locateBucketCount(m), this.entries, this.capacity), "locateInit");
+    // The margins hold the residual their segment was left with, not the render (only scans read them).
+    for (const c of this.carry) this.arena.i32(this.residual + 4 * c.at, c.values.length).set(c.values);
     this.scan(0, m - 1);
     try {
       peelClips(this.tryable, this.offsets, this);
@@ -844,11 +866,15 @@ export class WindowedClipLocator {
     else {
       // The next window starts MARGIN before the cut, and must start later than this one.
       let low = Math.max(this.segStart + 1, this.start + MARGIN + 1);
-      for (const i of this.placedHere) low = Math.max(low, (this.offsets[i] as number) + this.lengths[i] + MARGIN);
-      const spans: Occurrences[] = [];
+      // A placed clip may end at the cut: the next window's margin carries the residual it left there.
+      for (const i of this.placedHere) low = Math.max(low, (this.offsets[i] as number) + this.lengths[i]);
+      // The spans a cut avoids: each occurrence of a pending clip. A cut between two occurrences of a
+      // clip leaves the later one to the next window, where it ties the segments.
+      const spans: Array<{ minOffset: number; maxEnd: number }> = [];
       for (const [i, o] of this.occ) {
-        if (this.pending.has(i)) spans.push(o);
-        else low = Math.max(low, o.maxEnd);
+        if (!this.pending.has(i)) low = Math.max(low, o.maxEnd);
+        else if (o.at) for (const p of o.at) spans.push({ minOffset: p, maxEnd: p + this.lengths[i] });
+        else spans.push(o);
       }
       // A cut a quarter window before the window's end, or after the placed turns if they end later:
       // a turn whose quiet lead-in (no anchor in this window yet) starts before the window's end
@@ -870,19 +896,15 @@ export class WindowedClipLocator {
       if (cut > end - MARGIN) cut = end - MARGIN;
       cut = clear(cut, false);
       if (cut < low && forced) {
-        // Cut a quarter window before its end whatever lies across: the clips placed or occurring
-        // across the cut tied the two segments (the caller ties them), and are searched again with both.
+        // Cut a quarter window before its end whatever lies across: the caller ties the segments on
+        // both sides, searched again together; the clips occurring across the cut are what tied them.
         cut = Math.max(this.segStart + 1, this.start + MARGIN + 1, end - MARGIN - Math.floor(m / 4));
-        for (const [i, o] of this.occ) if (o.minOffset < cut + MARGIN && o.maxEnd > cut - MARGIN) this.cross[i] = 1;
-        for (const i of this.placedHere) {
-          const o = this.offsets[i] as number;
-          if (o < cut + MARGIN && o + this.lengths[i] + MARGIN > cut) this.cross[i] = 1;
-        }
+        for (const [i, o] of this.occ) if (this.pending.has(i) && o.minOffset < cut && o.maxEnd > cut) this.cross[i] = 1;
       } else if (cut < low) {
         let blockedAt = cut;
         for (const i of this.placedHere) {
           const o = this.offsets[i] as number;
-          if (o + this.lengths[i] + MARGIN > cut) blockedAt = Math.min(blockedAt, o, this.occ.get(i)?.minOffset ?? o);
+          if (o + this.lengths[i] > cut) blockedAt = Math.min(blockedAt, o, this.occ.get(i)?.minOffset ?? o);
         }
         for (const [i, o] of this.occ) if (!this.pending.has(i) && o.maxEnd > cut) blockedAt = Math.min(blockedAt, o.minOffset);
         this.blockedAt = blockedAt;
@@ -890,7 +912,8 @@ export class WindowedClipLocator {
         return null;
       }
     }
-    for (const [i, o] of this.occ) if (!this.pending.has(i) || o.maxEnd <= cut) this.home(i);
+    // A clip occurring before the cut belongs to this segment; occurring after it too, it ties the next one.
+    for (const [i, o] of this.occ) if (!this.pending.has(i) || o.minOffset < cut) this.home(i);
     for (const i of this.placedHere) this.home(i);
     return cut;
   }
@@ -925,12 +948,13 @@ export class WindowedClipLocator {
       }
       const seen = this.occ.get(i);
       if (!seen) {
-        this.occ.set(i, { minOffset: o, maxEnd: end });
+        this.occ.set(i, { minOffset: o, maxEnd: end, at: [o] });
         this.tryable.add(i);
       }
       else {
         seen.minOffset = Math.min(seen.minOffset, o);
         seen.maxEnd = Math.max(seen.maxEnd, end);
+        if (seen.at && !seen.at.includes(o)) seen.at = seen.at.length < MAX_OFFSETS ? (seen.at.push(o), seen.at) : null;
       }
     }
   }
@@ -1001,7 +1025,7 @@ export class WindowedClipLocator {
       const g = this.homeSegment[i] < 0 ? undefined : groups.get(this.find(this.homeSegment[i]));
       g?.clips.push(i);
     }
-    return { starts: this.segmentStarts, home: this.homeSegment, cross: this.cross, groups: [...groups.values()] };
+    return { starts: this.segmentStarts, tails: this.tails, home: this.homeSegment, cross: this.cross, groups: [...groups.values()] };
   }
 
   /** Whether the kernels can be asked about clip `i` in this window: its anchors occur here and it fits. */

@@ -230,6 +230,27 @@ describe("windowed clip search", () => {
     }
   });
 
+  it("cuts a window that no free place can cut (every turn overlapping the next) anyway, ties both sides and searches them again: the whole search's offsets, and no window grows", () => {
+    const random = seededRandom(13);
+    const { clips, offsets, length } = conversation(random, 60, () => randomInt(random, 3000, 6000), () => -randomInt(random, 200, 900));
+    const mix = render(clips, offsets, length);
+    const got = windowed(source(mix, random), clips, { windowSamples: 1 << 14, onOverBudget: () => expect.fail("over the budget") });
+    const want = whole(mix, clips);
+    expect(got).toEqual({ offsets: want, search: "component" });
+    expect(want.filter((o, i) => o === offsets[i]).length).toBeGreaterThan(55);
+    // Over the budget instead: the turns across the forced cuts are the ones left unplaced, the others placed as the whole search places them.
+    const left: number[] = [];
+    let bytes = 0;
+    const small = locateClipsInMix(mix, clips, { windowSamples: 1 << 14, maxSearchSamples: 1 << 15, onArenaUsed: (b) => (bytes = b), onOverBudget: (c) => left.push(...c) });
+    expect(left.length).toBeGreaterThan(0);
+    small.forEach((o, i) => expect(o, `turn ${i}`).toBe(left.includes(i) ? null : want[i]));
+    // A window (16 K samples, about 13 bytes each with its index), the scan buffer and the turns, not the render.
+    expect(bytes).toBeLessThan(20 * (1 << 14) + (1 << 19) + 4 * clips.reduce((sum, c) => sum + c.length, 0));
+    let wholeBytes = 0;
+    locateClipsInMix(mix, clips, { search: "whole", onArenaUsed: (b) => (wholeBytes = b) });
+    expect(bytes).toBeLessThan(wholeBytes / 2);
+  });
+
   it("over its budget, leaves the clips that tie segments unplaced and says so, placing the others; its arena stays bounded", () => {
     const random = seededRandom(14);
     const turns = conversation(random, 160, () => randomInt(random, 5000, 12000), (i) => (i % 7 === 6 ? -randomInt(random, 300, 1500) : randomInt(random, 200, 3000)));
