@@ -265,7 +265,7 @@ export interface LocateOptions {
 
 /** Default samples of render per window (44 s at 24 kHz). */
 export const LOCATE_WINDOW_SAMPLES = 1 << 20;
-/** Default render samples one search may hold at once beyond its window (2.9 min at 24 kHz, about 55 MB of arena). */
+/** Default render samples one search may hold at once beyond its window (2.9 min at 24 kHz; about 13 bytes of arena a sample while searched). */
 export const LOCATE_MAX_SEARCH_SAMPLES = 1 << 22;
 
 /** Which search placed the clips (see LocateOptions.onSearch). */
@@ -453,9 +453,16 @@ function searchTangles(
     }
     return grew;
   };
+  /** Leave the clips that tied tangle `t` unplaced: searching it needs `needed` samples. */
+  const giveUp = (t: Tangle, needed: number) => {
+    const tied = t.clips.filter((i) => cross[i]).sort((a, b) => a - b);
+    for (const i of tied) offsets[i] = null;
+    options.onOverBudget?.(tied, needed);
+  };
   return withArena((arena) => {
-    const catalog = new ClipCatalog(clips, (_, length) => fits(length), arena);
-    const mark = arena.used();
+    // Every clip is read once more into a catalog of their anchors, only when a tangle is searched.
+    let catalog: ClipCatalog | null = null;
+    let mark = 0;
     for (let k = 0; k < groups.length; k++) {
       for (;;) {
         const t = groups[k];
@@ -471,13 +478,16 @@ function searchTangles(
           return margin === 0 ? [] : [{ at: p.vFrom, values: found.tails[segmentAt(starts, p.realFrom + margin) - 1].subarray(MARGIN - margin) }];
         });
         if (length > budget) {
-          const tied = t.clips.filter((i) => cross[i]).sort((a, b) => a - b);
-          for (const i of tied) offsets[i] = null;
-          options.onOverBudget?.(tied, length);
+          giveUp(t, length);
           break;
         }
-        const mine = new Set(t.clips.filter((i) => fits(catalog.lengths[i])).sort((a, b) => a - b));
-        const foreign = catalog.lengths.flatMap((len, i) => (fits(len) && !mine.has(i) ? [i] : []));
+        if (!catalog) {
+          catalog = new ClipCatalog(clips, (_, length) => fits(length), arena);
+          mark = arena.used();
+        }
+        const lengths = catalog.lengths;
+        const mine = new Set(t.clips.filter((i) => fits(lengths[i])).sort((a, b) => a - b));
+        const foreign = lengths.flatMap((len, i) => (fits(len) && !mine.has(i) ? [i] : []));
         const local: Array<number | null> = clips.map(() => null);
         const locator = new WindowedClipLocator(arena, length, catalog, new Set(mine), local, length, { parts, realLength: n, starts, foreign, margins });
         const ok = locator.run(partsOf(mix, parts, length));
@@ -493,9 +503,7 @@ function searchTangles(
         if (locator.wants && widen(k, locator.wants)) continue;
         // Nothing to add that would help: the whole render, if it fits the budget.
         if (n <= budget) return false;
-        const tied = t.clips.filter((i) => cross[i]).sort((a, b) => a - b);
-        for (const i of tied) offsets[i] = null;
-        options.onOverBudget?.(tied, n);
+        giveUp(t, n);
         break;
       }
     }
@@ -671,6 +679,8 @@ export class WindowedClipLocator {
   private readonly pool: ClipPool;
   /** The pending clips as the window's peeling sees them: those whose anchors occur in the window. */
   private readonly tryable: WindowPending;
+  /** Pairs of clips whose anchors agree, compared sample by sample: whether they are the same. */
+  private readonly compared = new Map<number, boolean>();
   /** After a run that failed: what a second search would need to hold as well. */
   wants: NeedsWholeSearch | null = null;
   /** The residual each segment but the last left in its last MARGIN samples. */
@@ -1049,14 +1059,19 @@ export class WindowedClipLocator {
     return found === 0 ? null : this.arena.i32(this.out, 1)[0] + this.start;
   }
 
-  /** Clips whose lengths and anchors agree are compared sample by sample (both read again). */
+  /** Clips whose lengths and anchors agree are compared sample by sample (both read again, once a pair). */
   sameSamples(i: number, j: number): boolean {
     if (i === j) return true;
     if (!this.sameAnchors(i, j)) return false;
-    const a = this.clips.read(i).slice();
-    const b = this.clips.read(j);
-    for (let q = 0; q < a.length; q++) if (a[q] !== b[q]) return false;
-    return true;
+    const key = Math.min(i, j) * this.clips.count + Math.max(i, j);
+    let same = this.compared.get(key);
+    if (same === undefined) {
+      const a = this.clips.read(i).slice();
+      const b = this.clips.read(j);
+      same = a.every((x, q) => x === b[q]);
+      this.compared.set(key, same);
+    }
+    return same;
   }
 
   /** Whether clips `i` and `j` have the same length and anchors (positions and samples): clips that differ there differ. */
