@@ -174,6 +174,8 @@ describe("simulation folders: the render streamed from disk ≡ decoded whole", 
     expect(starts.filter((s) => s === null)).toHaveLength(12);
     const over = warnings.find((w) => w.includes("more than the clip search holds"));
     expect(over).toMatch(new RegExp(`^start_time left null for ${canned.join(", ")}: their audio recurs across [0-9.]+ s of deepeval-conversation.wav, more than the clip search holds at once \\(${(LOCATE_MAX_SEARCH_SAMPLES / 24000).toFixed(1)} s\\)$`));
-    expect(warnings.filter((w) => w !== over)).toEqual(want.warnings);
+    // The turns it names are not named again by the warning about turns not placed exactly (here: no other).
+    expect(warnings.filter((w) => w !== over)).toEqual(want.warnings.filter((w) => !w.startsWith("start_time left null")));
+    expect(want.warnings.some((w) => w.startsWith(`start_time left null for ${canned.join(", ")}: not placeable`))).toBe(true);
   });
 });

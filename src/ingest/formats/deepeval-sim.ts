@@ -126,8 +126,10 @@ export function loadSimConversation(dir: string, options: IngestOptions = {}, re
   const clips = new Map<number, DecodedAudio>();
   if (options.inferStartTimes ?? DEFAULT_INGEST_OPTIONS.inferStartTimes) {
     if (isFile(mixPath)) {
-      starts = recoverStartTimes(mixPath, paths, reader, compat, clips, warnings, reading.chunkFrames, reading.keepDecodedBytes);
-      const missing = files.filter((_, i) => starts[i] === null).map((f) => f.name);
+      const overBudget = new Set<number>();
+      starts = recoverStartTimes(mixPath, paths, reader, compat, clips, warnings, overBudget, reading.chunkFrames, reading.keepDecodedBytes);
+      // The turns a warning already named (the search could not hold enough of the render) are not named twice.
+      const missing = files.filter((_, i) => starts[i] === null && !overBudget.has(i)).map((f) => f.name);
       if (missing.length > 0) warnings.push(`start_time left null for ${missing.join(", ")}: not placeable exactly in ${SIM_CONVERSATION_FILE}`);
     } else {
       warnings.push(`no ${SIM_CONVERSATION_FILE}: start times unknown, turn-taking is skipped`);
@@ -159,6 +161,7 @@ function recoverStartTimes(
   compat: CompatMode,
   decoded: Map<number, DecodedAudio>,
   warnings: string[],
+  overBudget: Set<number>,
   chunkFrames?: number,
   keepDecodedBytes = KEEP_DECODED_BYTES,
 ): Array<number | null> {
@@ -198,10 +201,12 @@ function recoverStartTimes(
       },
     };
     const names = clipPaths.map((p) => basename(p));
-    const onOverBudget = (left: number[], samples: number) =>
+    const onOverBudget = (left: number[], samples: number) => {
+      for (const i of left) overBudget.add(i);
       warnings.push(
         `start_time left null for ${left.map((i) => names[i]).join(", ")}: their audio recurs across ${(samples / mix.sampleRate).toFixed(1)} s of ${SIM_CONVERSATION_FILE}, more than the clip search holds at once (${(LOCATE_MAX_SEARCH_SAMPLES / mix.sampleRate).toFixed(1)} s)`,
       );
+    };
     return locateClipsInMix(render, clips, { onOverBudget }).map((o) => (o === null ? null : o / mix.sampleRate));
   } finally {
     mix.dispose();
