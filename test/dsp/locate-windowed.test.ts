@@ -230,6 +230,36 @@ describe("windowed clip search", () => {
     }
   });
 
+  it("on long random conversations (replies repeated near and far, barge-ins, chains of overlaps, clamping), at any window: the whole search's offsets", () => {
+    const random = seededRandom(17);
+    const used = { windowed: 0, component: 0, whole: 0 };
+    let placed = 0;
+    let turns = 0;
+    for (let c = 0; c < 24; c++) {
+      const level = random() < 0.3 ? 26000 : 6000;
+      const { clips, offsets } = conversation(random, randomInt(random, 30, 90), () => randomInt(random, 1500, 9000), (i) => (random() < 0.25 ? -randomInt(random, 100, 2500) : randomInt(random, 0, 3000)), randomInt(random, 0, 2000), 0, level);
+      // Some turns say what an earlier one said: the same samples, and the layout made again around them.
+      const said = clips.map((clip, i) => (i > 0 && random() < 0.12 ? clips[randomInt(random, 0, i - 1)] : clip));
+      let at = offsets[0];
+      const laid = said.map((clip, i) => {
+        const o = at;
+        at = Math.max(0, at + clip.length + (i + 1 < offsets.length ? offsets[i + 1] - offsets[i] - clips[i].length : 0));
+        return o;
+      });
+      const mix = render(said, laid, Math.max(...said.map((clip, i) => laid[i] + clip.length)) + randomInt(random, 0, 500));
+      const want = whole(mix, said);
+      const window = 1 << randomInt(random, 12, 15);
+      const got = windowed(c % 2 ? source(mix, random) : mix, said, { windowSamples: window, onOverBudget: () => expect.fail(`conversation ${c}: over the budget`) });
+      expect(got.offsets, `conversation ${c}, window ${window}, ${got.search}`).toEqual(want);
+      used[got.search as "whole"]++;
+      turns += said.length;
+      placed += want.filter((o, i) => o === laid[i]).length;
+    }
+    expect(used.component).toBeGreaterThan(8);
+    // The comparison is of placements, mostly where the turns were laid.
+    expect(placed).toBeGreaterThan(0.7 * turns);
+  });
+
   it("cuts a window that no free place can cut (every turn overlapping the next) anyway, ties both sides and searches them again: the whole search's offsets, and no window grows", () => {
     const random = seededRandom(13);
     const { clips, offsets, length } = conversation(random, 60, () => randomInt(random, 3000, 6000), () => -randomInt(random, 200, 900));
