@@ -426,10 +426,9 @@ function searchTangles(
   const owner = new Int32Array(starts.length).fill(-1);
   groups.forEach((g, k) => g?.segments.forEach((s) => (owner[s] = k)));
   /** Add clip `i` or the segments [from, to] (with the tangles holding them) to tangle k; false when it holds them already. */
-  const widen = (k: number, wants: NeedsWholeSearch): boolean => {
+  const widen = (k: number, segments: [number, number] | undefined, i?: number): boolean => {
     const t = groups[k] as Tangle;
-    const i = wants.clip;
-    let [from, to] = wants.segments ?? [-1, -2];
+    let [from, to] = segments ?? [-1, -2];
     let grew = false;
     if (i !== undefined && !t.clips.includes(i)) {
       t.clips.push(i);
@@ -470,17 +469,17 @@ function searchTangles(
         // A part right after another tangle's segment takes that tangle in: a margin holds the
         // residual its segment was left with by the windowed search, which another tangle may change.
         const before = t.segments.find((s) => s > 0 && owner[s - 1] >= 0 && owner[s - 1] !== k);
-        if (before !== undefined && widen(k, new NeedsWholeSearch([before - 1, before - 1]))) continue;
+        if (before !== undefined && widen(k, [before - 1, before - 1])) continue;
         const parts = layoutParts(t.segments, starts, n);
         const length = partsLength(parts);
-        const margins = parts.flatMap((p): Margin[] => {
-          const margin = p.vStart - p.vFrom;
-          return margin === 0 ? [] : [{ at: p.vFrom, values: found.tails[segmentAt(starts, p.realFrom + margin) - 1].subarray(MARGIN - margin) }];
-        });
         if (length > budget) {
           giveUp(t, length);
           break;
         }
+        const margins = parts.flatMap((p): Margin[] => {
+          const margin = p.vStart - p.vFrom;
+          return margin === 0 ? [] : [{ at: p.vFrom, values: found.tails[segmentAt(starts, p.realFrom + margin) - 1].subarray(MARGIN - margin) }];
+        });
         if (!catalog) {
           catalog = new ClipCatalog(clips, (_, length) => fits(length), arena);
           mark = arena.used();
@@ -500,7 +499,7 @@ function searchTangles(
           }
           break;
         }
-        if (locator.wants && widen(k, locator.wants)) continue;
+        if (locator.wants && widen(k, locator.wants.segments, locator.wants.clip)) continue;
         // Nothing to add that would help: the whole render, if it fits the budget.
         if (n <= budget) return false;
         giveUp(t, n);
@@ -585,7 +584,7 @@ interface Margin {
 }
 
 /** Thrown inside MixSource.fill to stop reading: the layout needs a larger search. */
-class NeedsWholeSearch extends Error {
+class NeedsLargerSearch extends Error {
   /** What a second search would need to hold as well to go on: the segments from one to another, or a clip. */
   constructor(readonly segments?: [number, number], readonly clip?: number) {
     super("the layout needs a larger search");
@@ -682,7 +681,7 @@ export class WindowedClipLocator {
   /** Pairs of clips whose anchors agree, compared sample by sample: whether they are the same. */
   private readonly compared = new Map<number, boolean>();
   /** After a run that failed: what a second search would need to hold as well. */
-  wants: NeedsWholeSearch | null = null;
+  wants: NeedsLargerSearch | null = null;
   /** The residual each segment but the last left in its last MARGIN samples. */
   private readonly tails: Int32Array[] = [];
   /** Residual values written over the window's after it is initialised from the render (its margins). */
@@ -778,7 +777,7 @@ export class WindowedClipLocator {
       this.window(true);
       return true;
     } catch (e) {
-      if (e instanceof NeedsWholeSearch) {
+      if (e instanceof NeedsLargerSearch) {
         this.wants = e;
         return false;
       }
@@ -797,7 +796,7 @@ export class WindowedClipLocator {
     }
   }
 
-  /** Search the buffered window; when it is not the last, cut it and keep its tail, or grow it. */
+  /** Search the buffered window; when it is not the last, cut it and keep its tail. */
   private window(last: boolean): void {
     let m = this.filled;
     let forced = false;
@@ -933,7 +932,7 @@ export class WindowedClipLocator {
     const count = this.k.locateScanAnchors(this.state, this.tableAnchors, this.tableHead, this.tableBuckets, this.tableEntries, from, to, this.scanOut, SCAN_CAP);
     if (count === INDEX_FULL) {
       // More occurrences than the buffer holds (a periodic clip): the range in halves.
-      if (to - from < KEY_STRIDE) throw new NeedsWholeSearch();
+      if (to - from < KEY_STRIDE) throw new NeedsLargerSearch();
       const mid = from + Math.floor((to - from) / 2);
       this.scan(from, mid);
       this.scan(mid + 1, to);
@@ -952,7 +951,7 @@ export class WindowedClipLocator {
         if (!this.withinPart(x, o, end)) continue;
       } else if (o < 0 || end > this.n) continue;
       if (this.homed[i] || o < this.segStart) {
-        if (this.again) throw new NeedsWholeSearch(undefined, i);
+        if (this.again) throw new NeedsLargerSearch(undefined, i);
         this.tie(i, o);
         continue;
       }
@@ -1013,7 +1012,7 @@ export class WindowedClipLocator {
     if (realStart < 0 || realStart + (end - o) > (this.again as TangleSearch).realLength) return false;
     const again = this.again as TangleSearch;
     if (o < p.vStart || end > p.vFrom + (p.realTo - p.realFrom)) {
-      throw new NeedsWholeSearch([segmentAt(again.starts, realStart), segmentAt(again.starts, realStart + (end - o) - 1)]);
+      throw new NeedsLargerSearch([segmentAt(again.starts, realStart), segmentAt(again.starts, realStart + (end - o) - 1)]);
     }
     return true;
   }
