@@ -27,10 +27,6 @@ export interface PendingClips extends Iterable<number> {
  */
 export function peelClips(pending: PendingClips, offsets: Array<number | null>, peeler: ClipPeeler): void {
   const twinsOf = (i: number) => [...pending].filter((j) => peeler.sameSamples(i, j));
-  const hasPendingTwin = (i: number) => {
-    for (const j of pending) if (j !== i && peeler.sameSamples(i, j)) return true;
-    return false;
-  };
   const place = (i: number, o: number) => {
     peeler.place(i, o);
     offsets[i] = o;
@@ -55,7 +51,7 @@ export function peelClips(pending: PendingClips, offsets: Array<number | null>, 
       const o = peeler.partialMatch(i);
       // A clip with a pending twin is not placed on part of it: which of the twins is there cannot be
       // told from the samples (the exact rule above places twins in turn order once all are seen).
-      if (o !== null && !hasPendingTwin(i)) {
+      if (o !== null && twinsOf(i).length === 1) {
         place(i, o);
         progress = true;
         break;
